@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The machinery shared by when_all and when_any: start N child tasks as
+// independent roots at the parent's priority, wait until every one has
+// finished, and cancel the unfinished ones when asked. Children's control
+// blocks are in their own frames; the group lives in the parent's awaiter.
+// Nothing is allocated.
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/task.hpp>
+
+#include <coroutine>
+#include <cstddef>
+#include <tuple>
+#include <utility>
+
+namespace weft::detail {
+
+class task_group : public wait_node {
+public:
+    static constexpr std::size_t none = ~std::size_t{0};
+
+    std::size_t winner() const noexcept { return winner_; }
+    errc outcome() const noexcept { return outcome_; }
+
+protected:
+    // Starts child `c` (a root task of this group) with id `index`.
+    void start_child(task_control& c, std::coroutine_handle<> h, std::size_t index) noexcept {
+        c.executor_ = parent_->executor_;
+        c.priority_ = parent_->priority_;
+        c.on_done_ = &child_done;
+        c.done_context_ = this;
+        c.resume_point_ = h;
+        c.flags_ = std::uint8_t(index);  // child index, read back in child_done
+        ++remaining_;
+        c.executor_->schedule(c);
+    }
+    void cancel_children() noexcept {
+        for (std::size_t i = 0; i < count_; ++i)
+            if (children_[i] && !finished(i)) children_[i]->cancel();
+    }
+    bool finished(std::size_t i) const noexcept { return (done_mask_ >> i) & 1u; }
+
+    task_control* parent_ = nullptr;
+    task_control* children_[32] = {};
+    std::size_t count_ = 0;
+    std::size_t remaining_ = 0;
+    std::size_t winner_ = none;
+    std::uint32_t done_mask_ = 0;
+    bool cancel_on_first_ = false;  // when_any
+    errc outcome_ = errc::ok;
+
+    static void child_done(task_control* c, std::coroutine_handle<>) noexcept {
+        auto* g = static_cast<task_group*>(c->done_context_);
+        std::size_t i = c->flags_;
+        g->done_mask_ |= 1u << i;
+        if (g->winner_ == none) {
+            g->winner_ = i;
+            if (g->cancel_on_first_) g->cancel_children();
+        }
+        if (--g->remaining_ == 0) g->parent_->wake();
+        // The frame stays alive: the awaiter takes its value, then the
+        // owning task<> object frees it.
+    }
+    static void on_abort(wait_node* w, errc why) noexcept {
+        auto* g = static_cast<task_group*>(w);
+        if (g->outcome_ == errc::ok) g->outcome_ = why;
+        g->cancel_children();
+        // Keep waiting: the parent resumes only when every child has
+        // finished, so no child outlives the await.
+        g->parent_->wait_ = g;
+    }
+};
+
+template <class... Ts>
+class group_operation : public task_group {
+    static_assert(sizeof...(Ts) >= 1 && sizeof...(Ts) <= 32, "when_all/when_any take 1 to 32 tasks");
+
+public:
+    explicit group_operation(bool any, task<Ts>&&... ts) noexcept : tasks_(std::move(ts)...) {
+        cancel_on_first_ = any;
+    }
+
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        parent_ = &h.promise().control();
+        count_ = sizeof...(Ts);
+        abort = &on_abort;
+        parent_->park(h, this);
+        start_all(std::index_sequence_for<Ts...>{});
+        if (remaining_ == 0) { parent_->park(h); return false; }  // nothing started
+        if (parent_->cancel_requested()) { outcome_ = errc::cancelled; cancel_children(); }
+        return true;
+    }
+
+protected:
+    template <std::size_t I>
+    auto take() noexcept {
+        using T = std::tuple_element_t<I, std::tuple<Ts...>>;
+        auto& t = std::get<I>(tasks_);
+        if (!t) return awaited_t<T>{t.err()};
+        if constexpr (std::is_void_v<T>) return awaited_t<T>{};
+        else return awaited_t<T>{t.handle().promise().take()};
+    }
+
+    std::tuple<task<Ts>...> tasks_;  // own the frames until the await ends
+
+private:
+    template <std::size_t... I>
+    void start_all(std::index_sequence<I...>) noexcept {
+        (start_one<I>(), ...);
+    }
+    template <std::size_t I>
+    void start_one() noexcept {
+        auto& t = std::get<I>(tasks_);
+        if (!t) {  // allocation failed: counts as finished at once
+            done_mask_ |= 1u << I;
+            if (winner_ == none) winner_ = I;
+            return;
+        }
+        task_control& c = t.handle().promise().own_;
+        children_[I] = &c;
+        start_child(c, t.handle(), I);
+    }
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Intrusive pairing heap of timers keyed by deadline: O(1) insert and
+// min, O(log n) amortised pop and erase. Nodes live in awaiters, so a
+// sleeping task costs no memory outside its own frame.
+#include <cstdint>
+
+namespace weft::detail {
+
+struct timer_node {
+    std::uint64_t deadline_ns = 0;
+    /// Called on the executor when the deadline has passed.
+    void (*fire)(timer_node* self) noexcept = nullptr;
+    timer_node* child = nullptr;
+    timer_node* sibling = nullptr;
+    timer_node* prev = nullptr;  // parent if leftmost child, else left sibling
+    bool armed = false;
+    // Insertion sequence: equal deadlines fire in the order they were armed,
+    // which keeps runs deterministic.
+    std::uint32_t seq = 0;
+};
+
+class timer_heap {
+public:
+    bool empty() const noexcept { return root_ == nullptr; }
+    timer_node* top() const noexcept { return root_; }
+    std::uint64_t next_deadline() const noexcept {
+        return root_ ? root_->deadline_ns : ~std::uint64_t{0};
+    }
+
+    void push(timer_node& n) noexcept {
+        n.child = n.sibling = n.prev = nullptr;
+        n.armed = true;
+        n.seq = seq_++;
+        root_ = root_ ? meld(root_, &n) : &n;
+        root_->prev = nullptr;
+    }
+
+    timer_node* pop() noexcept {
+        timer_node* r = root_;
+        if (!r) return nullptr;
+        root_ = merge_pairs(r->child);
+        if (root_) root_->prev = nullptr;
+        r->armed = false;
+        r->child = r->sibling = r->prev = nullptr;
+        return r;
+    }
+
+    /// Removes n if armed; a no-op otherwise (so abort paths can call it blindly).
+    void erase(timer_node& n) noexcept {
+        if (!n.armed) return;
+        if (&n == root_) { pop(); return; }
+        // Detach n's subtree from its parent or left sibling.
+        if (n.prev->child == &n) n.prev->child = n.sibling;
+        else n.prev->sibling = n.sibling;
+        if (n.sibling) n.sibling->prev = n.prev;
+        n.sibling = n.prev = nullptr;
+        timer_node* sub = merge_pairs(n.child);
+        n.child = nullptr;
+        n.armed = false;
+        if (sub) { sub->prev = nullptr; root_ = meld(root_, sub); root_->prev = nullptr; }
+    }
+
+private:
+    static bool before(const timer_node* a, const timer_node* b) noexcept {
+        if (a->deadline_ns != b->deadline_ns) return a->deadline_ns < b->deadline_ns;
+        return std::int32_t(a->seq - b->seq) < 0;
+    }
+    // Makes the later root the leftmost child of the earlier one.
+    static timer_node* meld(timer_node* a, timer_node* b) noexcept {
+        if (before(b, a)) { timer_node* t = a; a = b; b = t; }
+        b->sibling = a->child;
+        if (a->child) a->child->prev = b;
+        b->prev = a;
+        a->child = b;
+        a->sibling = nullptr;
+        return a;
+    }
+    // Two-pass pairing, iterative so that deep sibling lists use no stack.
+    static timer_node* merge_pairs(timer_node* first) noexcept {
+        if (!first) return nullptr;
+        timer_node* paired = nullptr;  // pairs, linked through sibling (reversed)
+        while (first) {
+            timer_node* a = first;
+            timer_node* b = a->sibling;
+            if (!b) { a->sibling = paired; a->prev = nullptr; paired = a; break; }
+            first = b->sibling;
+            a->sibling = b->sibling = a->prev = b->prev = nullptr;
+            timer_node* m = meld(a, b);
+            m->sibling = paired;
+            paired = m;
+        }
+        timer_node* result = paired;
+        paired = paired->sibling;
+        result->sibling = nullptr;
+        while (paired) {
+            timer_node* next = paired->sibling;
+            paired->sibling = nullptr;
+            paired->prev = nullptr;
+            result = meld(result, paired);
+            paired = next;
+        }
+        return result;
+    }
+
+    timer_node* root_ = nullptr;
+    std::uint32_t seq_ = 0;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The common shape of "a task waiting in a queue": event, semaphore and
+// mutex awaiters derive from it. Aborting (cancel, timeout) unlinks the
+// waiter in O(1) and wakes the task with the reason as its outcome.
+#include <weft/core/detail/intrusive_list.hpp>
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/task_control.hpp>
+
+#include <coroutine>
+
+namespace weft::detail {
+
+struct queued_waiter : list_node, wait_node {
+    task_control* ctl = nullptr;
+    errc outcome = errc::ok;
+
+    /// Parks the task in `q`; false (do not suspend) if already cancelled.
+    template <class P>
+    bool enqueue(std::coroutine_handle<P> h, intrusive_list& q) noexcept {
+        ctl = &h.promise().control();
+        if (ctl->cancel_requested()) { outcome = errc::cancelled; return false; }
+        abort = &on_abort;
+        q.push_back(*this);
+        ctl->park(h, this);
+        return true;
+    }
+    /// Grants the wait (called by the object being waited on).
+    void grant() noexcept { ctl->wake(); }
+
+    static void on_abort(wait_node* w, errc why) noexcept {
+        auto* self = static_cast<queued_waiter*>(w);
+        if (self->linked()) intrusive_list::erase(*self);
+        self->outcome = why;
+        self->ctl->wake();
+    }
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Static memory for coroutine frames.
+//
+// The application declares one or more pools, each with a slot size and a
+// slot count fixed at compile time:
+//
+//     weft::frame_pool<256, 8> small_frames{"small"};
+//     weft::frame_pool<1024, 2> big_frames{"big"};
+//
+// Every weft coroutine (task, generator, batch lane) takes its frame from
+// the pools: the smallest slot that fits and is free, or the pool named by
+// an active weft::use_frames scope. Nothing falls back to the heap; when no
+// slot fits, the coroutine is not created and its creator receives an error
+// that names the pool and its capacity.
+//
+// Each allocation is also recorded per coroutine function (the compiler
+// reports the frame size to operator new), so that a build can print the
+// size of every coroutine's frame and the peak use of every pool: the facts
+// needed to size the pools of the next build (see docs/core.md, "Sizing
+// frame pools").
+#include <weft/core/result.hpp>
+#include <weft/port/port.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#ifndef WEFT_FRAME_REPORT_ENTRIES
+/// Distinct coroutine functions recorded in the frame-size report; 0 turns
+/// the report off (and its bookkeeping compiles out).
+#define WEFT_FRAME_REPORT_ENTRIES 48
+#endif
+
+namespace weft {
+
+/// Where a coroutine frame is being allocated: the coroutine's name, as the
+/// compiler sees it at the call to operator new. Used only for reporting.
+struct frame_site {
+    const char* function;
+    static constexpr frame_site current(const char* f = __builtin_FUNCTION()) noexcept {
+        return {f};
+    }
+};
+
+/// One line of the frame-size report.
+struct frame_record {
+    const char* function = nullptr;  ///< coroutine name (compiler-provided)
+    std::uint32_t bytes = 0;         ///< frame size requested by the compiler
+    std::uint32_t created = 0;       ///< frames created since start-up
+};
+
+/// Untyped part of a pool; frame_pool<S, N> supplies the storage.
+class frame_pool_base {
+public:
+    frame_pool_base(const frame_pool_base&) = delete;
+    frame_pool_base& operator=(const frame_pool_base&) = delete;
+
+    const char* name() const noexcept { return name_; }
+    std::size_t slot_bytes() const noexcept { return slot_bytes_; }
+    std::size_t capacity() const noexcept { return slots_; }
+    std::size_t in_use() const noexcept { return used_; }
+    std::size_t peak() const noexcept { return peak_; }
+    std::size_t failures() const noexcept { return failures_; }
+    /// Largest frame this pool has been asked for (fitting or not).
+    std::size_t largest_request() const noexcept { return largest_; }
+    bool owns(const void* p) const noexcept {
+        auto a = reinterpret_cast<std::uintptr_t>(p);
+        auto b = reinterpret_cast<std::uintptr_t>(base_);
+        return a >= b && a < b + slot_bytes_ * slots_;
+    }
+
+    /// Not ISR-safe: frames are created and destroyed on the executor.
+    void* try_allocate(std::size_t n) noexcept {
+        if (n > largest_) largest_ = n;
+        if (n > slot_bytes_ || free_ == nullptr) return nullptr;
+        free_slot* s = free_;
+        free_ = s->next;
+        if (++used_ > peak_) peak_ = used_;
+        return s;
+    }
+    void deallocate(void* p) noexcept {
+        auto* s = static_cast<free_slot*>(p);
+        s->next = free_;
+        free_ = s;
+        --used_;
+    }
+    /// Forget the peak (e.g. between measurement phases).
+    void reset_peak() noexcept { peak_ = used_; failures_ = 0; largest_ = 0; }
+
+    /// Registered pools, in increasing slot size.
+    static frame_pool_base* first() noexcept { return head(); }
+    frame_pool_base* next() const noexcept { return next_; }
+
+protected:
+    frame_pool_base(const char* name, unsigned char* base, std::size_t slot_bytes,
+                    std::size_t slots) noexcept
+        : name_(name), base_(base), slot_bytes_(slot_bytes), slots_(slots) {
+        for (std::size_t i = slots; i-- > 0;) {
+            auto* s = reinterpret_cast<free_slot*>(base + i * slot_bytes);
+            s->next = free_;
+            free_ = s;
+        }
+        link();
+    }
+    ~frame_pool_base() { unlink(); }
+
+private:
+    friend struct frame_allocator;
+    struct free_slot { free_slot* next; };
+
+    static frame_pool_base*& head() noexcept {
+        static frame_pool_base* h = nullptr;
+        return h;
+    }
+    void link() noexcept {
+        frame_pool_base** p = &head();
+        while (*p && (*p)->slot_bytes_ <= slot_bytes_) p = &(*p)->next_;
+        next_ = *p;
+        *p = this;
+    }
+    void unlink() noexcept {
+        for (frame_pool_base** p = &head(); *p; p = &(*p)->next_)
+            if (*p == this) { *p = next_; return; }
+    }
+
+    const char* name_;
+    unsigned char* base_;
+    std::size_t slot_bytes_;
+    std::size_t slots_;
+    free_slot* free_ = nullptr;
+    std::size_t used_ = 0, peak_ = 0, failures_ = 0, largest_ = 0;
+    frame_pool_base* next_ = nullptr;
+};
+
+/// A pool of `Slots` frames of at most `SlotBytes` bytes each, in static
+/// storage inside the object (declare it as a global or a static).
+template <std::size_t SlotBytes, std::size_t Slots>
+class frame_pool : public frame_pool_base {
+    static_assert(Slots > 0, "a frame_pool needs at least one slot");
+    static_assert(SlotBytes >= sizeof(void*),
+                  "frame_pool slots must hold at least a pointer");
+    static constexpr std::size_t align = alignof(std::max_align_t);
+    static constexpr std::size_t slot = (SlotBytes + align - 1) / align * align;
+
+public:
+    explicit frame_pool(const char* name) noexcept
+        : frame_pool_base(name, storage_, slot, Slots) {}
+
+private:
+    alignas(std::max_align_t) unsigned char storage_[slot * Slots];
+};
+
+/// The allocator every weft coroutine promise uses.
+struct frame_allocator {
+    /// Allocates a frame of n bytes for the coroutine `site`; nullptr (and a
+    /// recorded error, see last_error()) when no pool can provide it.
+    static void* allocate(std::size_t n, frame_site site) noexcept {
+        void* p = nullptr;
+        frame_pool_base* tried = nullptr;
+        if (frame_pool_base* forced = scoped()) {
+            tried = forced;
+            p = forced->try_allocate(n);
+        } else {
+            for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
+                if (pool->slot_bytes_ < n) { pool->largest_ = pool->largest_ < n ? n : pool->largest_; continue; }
+                tried = pool;
+                if ((p = pool->try_allocate(n))) break;
+            }
+        }
+        record(site.function, n, p != nullptr);
+        if (!p) fail(tried, n);
+        return p;
+    }
+
+    static void deallocate(void* p) noexcept {
+        for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
+            if (pool->owns(p)) {
+                pool->deallocate(p);
+                return;
+            }
+        }
+        WEFT_ASSERT(false, "frame returned to no pool (foreign pointer)");
+    }
+
+    /// The error of the most recent failed allocation.
+    static error& last_error() noexcept {
+        static error e{};
+        return e;
+    }
+
+    /// The pool forced by the innermost use_frames scope, or nullptr.
+    static frame_pool_base*& scoped() noexcept {
+        static frame_pool_base* p = nullptr;
+        return p;
+    }
+
+    /// The frame-size report: one record per coroutine function seen.
+    static frame_record* records() noexcept { return table(); }
+    static std::size_t record_count() noexcept {
+        std::size_t n = 0;
+        while (n < WEFT_FRAME_REPORT_ENTRIES && table()[n].function) ++n;
+        return n;
+    }
+
+private:
+    static void fail(frame_pool_base* tried, std::size_t n) noexcept {
+        error& e = last_error();
+        e.kind = "frame pool";
+        if (tried == nullptr) {
+            // No pool has a slot this large (or none was declared).
+            frame_pool_base* biggest = frame_pool_base::first();
+            while (biggest && biggest->next_) biggest = biggest->next_;
+            e.code = errc::frame_too_large;
+            e.object = biggest ? biggest->name_ : "(none declared)";
+            e.limit = biggest ? biggest->slot_bytes_ : 0;
+            e.detail = "frame larger than every slot";
+            if (biggest) ++biggest->failures_;
+        } else {
+            e.code = errc::no_memory;
+            e.object = tried->name_;
+            e.limit = tried->slots_;
+            e.detail = "all slots in use";
+            ++tried->failures_;
+        }
+        (void)n;
+    }
+
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+    static frame_record* table() noexcept {
+        static frame_record t[WEFT_FRAME_REPORT_ENTRIES];
+        return t;
+    }
+    static frame_record* find(const char* fn) noexcept {
+        frame_record* t = table();
+        for (std::size_t i = 0; i < WEFT_FRAME_REPORT_ENTRIES; ++i) {
+            // Pointer equality is the common case; strcmp merges the copies
+            // of an inline coroutine's name emitted by several objects.
+            if (t[i].function == fn || (t[i].function && std::strcmp(t[i].function, fn) == 0))
+                return &t[i];
+            if (!t[i].function) { t[i].function = fn; return &t[i]; }
+        }
+        return nullptr;  // table full: the report is truncated, not wrong
+    }
+    static void record(const char* fn, std::size_t n, bool ok) noexcept {
+        if (!fn) return;
+        frame_record* r = find(fn);
+        if (!r) return;
+        if (n > r->bytes) r->bytes = std::uint32_t(n);
+        if (ok) ++r->created;
+    }
+#else
+    static frame_record* table() noexcept { return nullptr; }
+    static void record(const char*, std::size_t, bool) noexcept {}
+#endif
+};
+
+/// For its lifetime, coroutine frames come from `pool` only.
+class use_frames {
+public:
+    explicit use_frames(frame_pool_base& pool) noexcept : saved_(frame_allocator::scoped()) {
+        frame_allocator::scoped() = &pool;
+    }
+    ~use_frames() { frame_allocator::scoped() = saved_; }
+    use_frames(const use_frames&) = delete;
+    use_frames& operator=(const use_frames&) = delete;
+
+private:
+    frame_pool_base* saved_;
+};
+
+}  // namespace weft

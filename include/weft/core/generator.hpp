@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// generator<T>: a synchronous, lazily evaluated sequence, with nested
+// (recursive) yield of another generator in O(1) per element:
+//
+//   weft::generator<int> leaves(const node* n) {
+//       if (!n->left) { co_yield n->value; co_return; }
+//       co_yield weft::elements_of(leaves(n->left));
+//       co_yield weft::elements_of(leaves(n->right));
+//   }
+//   for (int v : leaves(root)) ...
+//
+// The consumer always resumes the innermost active generator directly (the
+// chain of nested generators is never walked per element), which is what
+// makes the same-fringe problem cheap without a stackful coroutine.
+// Frames come from the frame pools; if one cannot be allocated the
+// generator is empty and err() says which pool, and `co_yield
+// elements_of(g)` of such a generator yields that error to the parent.
+#include <weft/core/frame_pool.hpp>
+#include <weft/core/result.hpp>
+#include <weft/port/port.hpp>
+
+#include <coroutine>
+#include <cstddef>
+#include <iterator>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace weft {
+
+template <class T> class generator;
+
+/// Marks a nested generator whose elements the parent yields in place.
+template <class T>
+struct elements_of_t {
+    generator<T>&& inner;
+};
+template <class T>
+elements_of_t<T> elements_of(generator<T>&& g) noexcept { return {std::move(g)}; }
+
+template <class T>
+class [[nodiscard]] generator {
+    using value_type_ = std::remove_cvref_t<T>;
+
+public:
+    class promise_type {
+    public:
+        static void* operator new(std::size_t n, frame_site s = frame_site::current()) noexcept {
+            return frame_allocator::allocate(n, s);
+        }
+        static void operator delete(void* p) noexcept { frame_allocator::deallocate(p); }
+
+        generator get_return_object() noexcept {
+            return generator{std::coroutine_handle<promise_type>::from_promise(*this)};
+        }
+        static generator get_return_object_on_allocation_failure() noexcept {
+            return generator{frame_allocator::last_error()};
+        }
+        std::suspend_always initial_suspend() noexcept { return {}; }
+
+        struct final_awaiter {
+            bool await_ready() noexcept { return false; }
+            std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+                promise_type& p = h.promise();
+                if (p.parent_) {  // nested generator done: continue the parent
+                    p.root_->leaf_ = p.parent_;
+                    return std::coroutine_handle<promise_type>::from_promise(*p.parent_);
+                }
+                return std::noop_coroutine();
+            }
+            void await_resume() noexcept {}
+        };
+        final_awaiter final_suspend() noexcept { return {}; }
+
+        std::suspend_always yield_value(const value_type_& v) noexcept {
+            root_->value_ = std::addressof(v);
+            return {};
+        }
+        std::suspend_always yield_value(value_type_&& v) noexcept {
+            // The temporary lives until the co_yield full-expression ends,
+            // i.e. across the suspension: pointing at it is safe.
+            root_->value_ = std::addressof(v);
+            return {};
+        }
+
+        struct nested_awaiter {
+            generator inner;
+            status outcome{};
+            bool await_ready() noexcept {
+                if (!inner.h_) { outcome = inner.error_; return true; }
+                return false;
+            }
+            std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+                promise_type& parent = h.promise();
+                promise_type& child = inner.h_.promise();
+                child.root_ = parent.root_;
+                child.parent_ = &parent;
+                parent.root_->leaf_ = &child;
+                return inner.h_;  // start the child by symmetric transfer
+            }
+            status await_resume() noexcept { return outcome; }
+        };
+        nested_awaiter yield_value(elements_of_t<T> e) noexcept {
+            if (!e.inner.h_) root_->error_ = e.inner.error_;
+            return nested_awaiter{std::move(e.inner)};
+        }
+
+        void return_void() noexcept {}
+        void unhandled_exception() noexcept { port::fatal("weft: exception escaped a generator"); }
+        template <class U> void await_transform(U&&) = delete;  // generators do not await
+
+    private:
+        friend class generator;
+        promise_type* root_ = this;
+        promise_type* leaf_ = this;    // root only: innermost active generator
+        promise_type* parent_ = nullptr;
+        const value_type_* value_ = nullptr;  // root only: current element
+        error error_{};                       // root only: first nested failure
+    };
+
+    using handle_type = std::coroutine_handle<promise_type>;
+
+    class iterator {
+    public:
+        using value_type = value_type_;
+        using difference_type = std::ptrdiff_t;
+        const value_type_& operator*() const noexcept { return *root_.promise().value_; }
+        const value_type_* operator->() const noexcept { return root_.promise().value_; }
+        iterator& operator++() noexcept {
+            advance();
+            return *this;
+        }
+        void operator++(int) noexcept { advance(); }
+        bool operator==(std::default_sentinel_t) const noexcept { return !root_ || root_.done(); }
+
+    private:
+        friend class generator;
+        explicit iterator(handle_type root) noexcept : root_(root) { if (root_) advance(); }
+        void advance() noexcept { handle_type::from_promise(*root_.promise().leaf_).resume(); }
+        handle_type root_;
+    };
+
+    generator() noexcept = default;
+    generator(generator&& o) noexcept : h_(std::exchange(o.h_, {})), error_(o.error_) {}
+    generator& operator=(generator&& o) noexcept {
+        if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); error_ = o.error_; }
+        return *this;
+    }
+    ~generator() { reset(); }
+
+    /// False if the frame could not be allocated.
+    explicit operator bool() const noexcept { return bool(h_); }
+    /// Why the generator (or a nested one) could not run, if it could not.
+    const error& err() const noexcept { return h_ ? h_.promise().error_ : error_; }
+
+    /// Single-pass: begin() starts the generator.
+    iterator begin() noexcept { return iterator{h_}; }
+    std::default_sentinel_t end() const noexcept { return {}; }
+
+private:
+    explicit generator(handle_type h) noexcept : h_(h) {}
+    explicit generator(const error& e) noexcept : error_(e) {}
+    void reset() noexcept {
+        if (h_) h_.destroy();
+        h_ = {};
+    }
+    handle_type h_;
+    error error_{};
+};
+
+}  // namespace weft

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The interrupt-safe hand-off from interrupt handlers (and, on the host,
+// foreign threads) to the executor.
+//
+// An irq_node lives in the object that will be completed (a split_phase, a
+// driver, a physical action). post() links it onto a lock-free intrusive
+// stack with one compare-and-swap; the executor takes the whole stack with
+// one exchange, restores arrival order and runs each node's handler on its
+// own thread. The queue is bounded by construction: a node is either queued
+// once or not at all, so an interrupt flood can never overflow memory; a
+// post of an already-queued node reports `busy` (the ISR learns that its
+// previous event has not been consumed yet, nothing is lost silently).
+#include <weft/core/result.hpp>
+
+#include <atomic>
+
+namespace weft {
+
+/// A unit of interrupt-to-executor work. `handler` runs on the executor.
+struct irq_node {
+    explicit irq_node(void (*h)(irq_node*) noexcept = nullptr) noexcept : handler(h) {}
+    void (*handler)(irq_node*) noexcept;
+    irq_node* next = nullptr;
+    std::atomic<bool> queued{false};
+};
+
+/// Multi-producer (ISRs, threads), single-consumer (the executor) queue.
+class interrupt_queue {
+public:
+    /// Interrupt-safe, lock-free, does not allocate. Returns false if the
+    /// node is already queued (its previous post is still pending).
+    bool post(irq_node& n) noexcept {
+        // acq_rel: acquire so that a node we re-post after the executor
+        // handled it sees the executor's writes; release publishes ours.
+        if (n.queued.exchange(true, std::memory_order_acq_rel)) return false;
+        irq_node* head = head_.load(std::memory_order_relaxed);
+        do {
+            n.next = head;
+            // release: the consumer's acquire exchange must see n.next and
+            // whatever the producer wrote into the enclosing object.
+        } while (!head_.compare_exchange_weak(head, &n, std::memory_order_release,
+                                              std::memory_order_relaxed));
+        return true;
+    }
+
+    /// Cheap check for the executor's loop (no ordering needed: a miss is
+    /// caught at the next check, and the poster also notifies the waker).
+    bool maybe_pending() const noexcept {
+        return head_.load(std::memory_order_relaxed) != nullptr;
+    }
+
+    /// Executor only: runs the handlers of every queued node, oldest first.
+    /// Returns how many ran.
+    unsigned drain() noexcept {
+        // acquire: pairs with the release CAS in post().
+        irq_node* n = head_.exchange(nullptr, std::memory_order_acquire);
+        irq_node* fifo = nullptr;
+        while (n) {  // reverse LIFO into arrival order
+            irq_node* next = n->next;
+            n->next = fifo;
+            fifo = n;
+            n = next;
+        }
+        unsigned count = 0;
+        while (fifo) {
+            irq_node* next = fifo->next;
+            // release: a re-post from an ISR after this point is legal and
+            // must see that we are done reading fifo->next.
+            fifo->queued.store(false, std::memory_order_release);
+            fifo->handler(fifo);
+            fifo = next;
+            ++count;
+        }
+        return count;
+    }
+
+private:
+    std::atomic<irq_node*> head_{nullptr};
+};
+
+}  // namespace weft

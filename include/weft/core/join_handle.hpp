@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// join_handle<T>: the spawner's view of a spawned task.
+//
+//   auto h = ex.spawn(worker(), 2);            // result<join_handle<int>>
+//   if (!h) { /* h.err(): pool exhausted, named */ }
+//   auto v = co_await h->join();               // result<int>
+//
+// Dropping a handle detaches the task: its frame is freed when it finishes.
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/task.hpp>
+
+#include <coroutine>
+#include <utility>
+
+namespace weft {
+
+namespace detail {
+enum : std::uint8_t { join_finished = 1, join_detached = 2 };
+
+struct join_wait : wait_node {
+    task_control* joiner = nullptr;
+    task_control* target = nullptr;
+    errc outcome = errc::ok;
+};
+
+// on_done_ of every spawned task (transition 6 of task_control).
+inline void spawned_done(task_control* c, std::coroutine_handle<> root) noexcept {
+    c->executor_->task_finished();
+    if (c->flags_ & join_detached) {
+        root.destroy();
+        return;
+    }
+    c->flags_ |= join_finished;
+    if (auto* w = static_cast<join_wait*>(c->done_context_)) {
+        c->done_context_ = nullptr;
+        w->joiner->wake();
+    }
+}
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] join_handle {
+public:
+    using handle_type = typename task<T>::handle_type;
+
+    join_handle() noexcept = default;
+    explicit join_handle(handle_type h) noexcept : h_(h) {}
+    join_handle(join_handle&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+    join_handle& operator=(join_handle&& o) noexcept {
+        if (this != &o) { detach(); h_ = std::exchange(o.h_, {}); }
+        return *this;
+    }
+    ~join_handle() { detach(); }
+
+    /// True once the task has run to completion.
+    bool done() const noexcept { return h_ && (ctl().flags_ & detail::join_finished); }
+    /// Cancels the task (see task_control::cancel). Executor thread only.
+    void cancel() noexcept { if (h_ && !done()) ctl().cancel(); }
+
+    /// Lets the task run on its own; its frame is freed when it finishes.
+    void detach() noexcept {
+        if (!h_) return;
+        if (done()) h_.destroy();
+        else ctl().flags_ |= detail::join_detached;
+        h_ = {};
+    }
+
+    struct join_operation : detail::join_wait {
+        join_handle* self;
+        bool await_ready() const noexcept { return !self->h_ || self->done(); }
+        template <class P>
+        bool await_suspend(std::coroutine_handle<P> h) noexcept {
+            task_control& me = h.promise().control();
+            if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
+            joiner = &me;
+            target = &self->ctl();
+            target->done_context_ = static_cast<detail::join_wait*>(this);
+            abort = &abort_join;
+            me.park(h, this);
+            return true;
+        }
+        awaited_t<T> await_resume() noexcept {
+            if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
+            if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
+            if constexpr (std::is_void_v<T>) {
+                self->detach();
+                return {};
+            } else {
+                awaited_t<T> r{self->h_.promise().take()};
+                self->detach();  // finished: frees the frame now
+                return r;
+            }
+        }
+        static void abort_join(detail::wait_node* w, errc why) noexcept {
+            auto* op = static_cast<join_operation*>(w);
+            op->target->done_context_ = nullptr;
+            op->outcome = why;
+            op->joiner->wake();
+        }
+    };
+    /// Waits for the task to finish; yields its value (or `cancelled` if
+    /// the *joining* task was cancelled while waiting).
+    join_operation join() noexcept {
+        join_operation op{};
+        op.self = this;
+        return op;
+    }
+
+private:
+    task_control& ctl() const noexcept { return h_.promise().own_; }
+    handle_type h_;
+};
+
+template <class T>
+result<join_handle<T>> executor::spawn(task<T>&& t, priority p) noexcept {
+    if (!t) return t.err();
+    if (p > max_priority)
+        return error{errc::invalid, "executor", cfg_.name, max_priority, "priority above max_priority"};
+    auto h = t.release();
+    task_control& c = h.promise().own_;
+    c.executor_ = this;
+    c.priority_ = p;
+    c.on_done_ = &detail::spawned_done;
+    c.resume_point_ = h;
+    task_started();
+    schedule(c);
+    return join_handle<T>{h};
+}
+
+}  // namespace weft

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Errors are values: every operation that can fail returns result<T> (or
+// status for result<void>). An error carries a code, the name of the object
+// that failed and the limit involved, so that its message can say
+// "frame pool 'sensors': capacity 4 frames exhausted" without formatting
+// anything (or allocating) until someone asks for the text.
+#include <weft/port/port.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace weft {
+
+/// The ways a weft operation can fail.
+enum class errc : std::uint8_t {
+    ok = 0,
+    full,             ///< a bounded queue, buffer or pool has no room
+    empty,            ///< nothing to take
+    closed,           ///< the channel or object was closed
+    timeout,          ///< the deadline passed before the operation completed
+    no_memory,        ///< a frame pool could not provide a frame
+    frame_too_large,  ///< a coroutine frame is larger than any pool's slot
+    cancelled,        ///< the awaiting task was cancelled
+    busy,             ///< the object is already in use (e.g. armed twice)
+    overflow,         ///< an event or interrupt queue overflowed
+    cycle,            ///< a dependency graph has a cycle
+    deadline_missed,  ///< a real-time deadline was violated
+    invalid,          ///< an argument or state that is not allowed
+    device,           ///< a driver reported a failure
+};
+
+/// Short name of an error code ("timeout", "no_memory", ...).
+constexpr const char* to_string(errc e) noexcept {
+    switch (e) {
+        case errc::ok: return "ok";
+        case errc::full: return "full";
+        case errc::empty: return "empty";
+        case errc::closed: return "closed";
+        case errc::timeout: return "timeout";
+        case errc::no_memory: return "no_memory";
+        case errc::frame_too_large: return "frame_too_large";
+        case errc::cancelled: return "cancelled";
+        case errc::busy: return "busy";
+        case errc::overflow: return "overflow";
+        case errc::cycle: return "cycle";
+        case errc::deadline_missed: return "deadline_missed";
+        case errc::invalid: return "invalid";
+        case errc::device: return "device";
+    }
+    return "?";
+}
+
+/// Text of an error, formatted on demand into a fixed buffer (no heap).
+struct error_text {
+    char text[128];
+    const char* c_str() const noexcept { return text; }
+};
+
+/// What went wrong, on which object, against which limit.
+/// `kind` names the sort of object ("channel", "frame pool", ...), `object`
+/// its user-given name, `limit` the capacity or bound involved (0 if none),
+/// `detail` an optional static phrase. All strings must outlive the error
+/// (they are normally string literals or static names).
+struct error {
+    errc code = errc::ok;
+    const char* kind = "";
+    const char* object = "";
+    std::size_t limit = 0;
+    const char* detail = nullptr;
+
+    /// "channel 'uart_rx': full (capacity 8)" style message.
+    error_text message() const noexcept {
+        error_text t{};
+        int n = std::snprintf(t.text, sizeof t.text, "%s '%s': %s", kind, object,
+                              detail ? detail : to_string(code));
+        if (limit != 0 && n > 0 && std::size_t(n) < sizeof t.text)
+            std::snprintf(t.text + n, sizeof t.text - std::size_t(n), " (limit %zu)", limit);
+        return t;
+    }
+    constexpr explicit operator bool() const noexcept { return code != errc::ok; }
+};
+
+/// Either a T or an error. [[nodiscard]]: ignoring a failure is a bug.
+template <class T>
+class [[nodiscard]] result {
+public:
+    constexpr result(T value) noexcept(std::is_nothrow_move_constructible_v<T>)
+        : ok_(true) { ::new (&storage_) T(std::move(value)); }
+    constexpr result(error e) noexcept : ok_(false) { ::new (&storage_) error(e); }
+    constexpr result(errc code) noexcept : result(error{code}) {}
+
+    result(const result& o) noexcept(std::is_nothrow_copy_constructible_v<T>) : ok_(o.ok_) {
+        if (ok_) ::new (&storage_) T(o.value()); else ::new (&storage_) error(o.err());
+    }
+    result(result&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : ok_(o.ok_) {
+        if (ok_) ::new (&storage_) T(std::move(o).value()); else ::new (&storage_) error(o.err());
+    }
+    result& operator=(result o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+        this->~result();
+        ::new (this) result(std::move(o));
+        return *this;
+    }
+    ~result() { if (ok_) value().~T(); }
+
+    constexpr bool has_value() const noexcept { return ok_; }
+    constexpr explicit operator bool() const noexcept { return ok_; }
+    /// Precondition: has_value() (checked: reading an error as a value is a
+    /// programmer error, and silently returning garbage would be worse).
+    T& value() & noexcept {
+        WEFT_ASSERT(ok_, "result::value() on an error");
+        return *std::launder(reinterpret_cast<T*>(&storage_));
+    }
+    const T& value() const& noexcept {
+        WEFT_ASSERT(ok_, "result::value() on an error");
+        return *std::launder(reinterpret_cast<const T*>(&storage_));
+    }
+    T&& value() && noexcept { return std::move(value()); }
+    T& operator*() & noexcept { return value(); }
+    const T& operator*() const& noexcept { return value(); }
+    T&& operator*() && noexcept { return std::move(value()); }
+    T* operator->() noexcept { return &value(); }
+    const T* operator->() const noexcept { return &value(); }
+    /// Precondition: !has_value().
+    const error& err() const noexcept {
+        WEFT_ASSERT(!ok_, "result::err() on a value");
+        return *std::launder(reinterpret_cast<const error*>(&storage_));
+    }
+    errc code() const noexcept { return ok_ ? errc::ok : err().code; }
+    T value_or(T fallback) const& { return ok_ ? value() : fallback; }
+
+private:
+    alignas(T) alignas(error) unsigned char storage_[sizeof(T) > sizeof(error) ? sizeof(T) : sizeof(error)];
+    bool ok_;
+};
+
+/// Success or an error: result<void>. Not [[nodiscard]] as a type, so that
+/// `co_await sleep_for(1ms);` needs no cast; functions returning a status
+/// that must not be ignored are marked [[nodiscard]] themselves.
+template <>
+class result<void> {
+public:
+    constexpr result() noexcept = default;
+    constexpr result(error e) noexcept : err_(e) {}
+    constexpr result(errc code) noexcept : err_{code} {}
+    constexpr bool has_value() const noexcept { return err_.code == errc::ok; }
+    constexpr explicit operator bool() const noexcept { return has_value(); }
+    constexpr const error& err() const noexcept { return err_; }
+    constexpr errc code() const noexcept { return err_.code; }
+
+private:
+    error err_{};
+};
+
+/// The outcome of an operation that produces no value.
+using status = result<void>;
+
+}  // namespace weft

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Counting semaphore with a static maximum. release() hands a unit directly
+// to the oldest waiter (FIFO, no barging), so a waiter cannot starve.
+// Executor thread only.
+#include <weft/core/detail/waiter.hpp>
+#include <weft/core/result.hpp>
+
+#include <cstdint>
+
+namespace weft {
+
+class semaphore {
+public:
+    semaphore(const char* name, std::uint32_t initial, std::uint32_t max) noexcept
+        : name_(name), count_(initial < max ? initial : max), max_(max) {}
+    semaphore(const semaphore&) = delete;
+    semaphore& operator=(const semaphore&) = delete;
+
+    const char* name() const noexcept { return name_; }
+    std::uint32_t available() const noexcept { return count_; }
+    std::uint32_t max() const noexcept { return max_; }
+
+    /// Takes a unit if one is free; never waits.
+    [[nodiscard]] bool try_acquire() noexcept {
+        if (count_ == 0) return false;
+        --count_;
+        return true;
+    }
+
+    /// Returns a unit: to the oldest waiter if any, else to the count.
+    /// Fails with `full`, naming the semaphore and its maximum, if that
+    /// would exceed max (the count is unchanged).
+    [[nodiscard]] status release() noexcept {
+        if (detail::list_node* n = waiters_.pop_front()) {
+            static_cast<detail::queued_waiter*>(n)->grant();
+            return {};
+        }
+        if (count_ == max_) return error{errc::full, "semaphore", name_, max_, "released above its maximum"};
+        ++count_;
+        return {};
+    }
+
+    struct acquire_operation : detail::queued_waiter {
+        semaphore* sem;
+        bool await_ready() noexcept { return sem->waiters_.empty() && sem->try_acquire(); }
+        template <class P>
+        bool await_suspend(std::coroutine_handle<P> h) noexcept { return enqueue(h, sem->waiters_); }
+        status await_resume() const noexcept { return status{outcome}; }
+    };
+    /// Awaitable: ok with a unit held; cancelled / timeout without one.
+    acquire_operation acquire() noexcept {
+        acquire_operation op{};
+        op.sem = this;
+        return op;
+    }
+
+private:
+    const char* name_;
+    std::uint32_t count_;
+    std::uint32_t max_;
+    detail::intrusive_list waiters_;
+};
+
+}  // namespace weft

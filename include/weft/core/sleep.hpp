@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// co_await weft::sleep_for(10ms) / sleep_until(t): suspend the task until
+// the executor's clock reaches the deadline. The timer node lives in the
+// awaiter, inside the sleeping task's frame.
+//
+// Outcome: ok when the time came; cancelled if the task was cancelled
+// (before or during the sleep); the timer is always disarmed on return.
+#include <weft/core/detail/timer_heap.hpp>
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/time.hpp>
+
+#include <coroutine>
+
+namespace weft {
+
+class sleep_operation : detail::wait_node, detail::timer_node {
+public:
+    explicit sleep_operation(time_point until) noexcept : until_(until) {}
+    /// A relative sleep is measured from the moment the task suspends.
+    explicit sleep_operation(duration d) noexcept : relative_(true), delta_(d) {}
+
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        ctl_ = &h.promise().control();
+        if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
+        executor& ex = ctl_->exec();
+        time_point t = relative_ ? ex.now() + delta_ : until_;
+        if (t <= ex.now()) return false;  // already due: no suspension
+        deadline_ns = to_ns(t);
+        fire = &on_fire;
+        abort = &on_abort;
+        ex.arm(*this);
+        ctl_->park(h, this);
+        return true;
+    }
+    status await_resume() const noexcept { return status{outcome_}; }
+
+private:
+    static void on_fire(detail::timer_node* n) noexcept {
+        auto* self = static_cast<sleep_operation*>(n);
+        self->ctl_->wake();
+    }
+    static void on_abort(detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<sleep_operation*>(w);
+        self->ctl_->exec().disarm(*self);
+        self->outcome_ = why;
+        self->ctl_->wake();
+    }
+
+    task_control* ctl_ = nullptr;
+    time_point until_{};
+    bool relative_ = false;
+    duration delta_{};
+    errc outcome_ = errc::ok;
+};
+
+/// Suspends for at least `d`. Awaitable; does not allocate.
+inline sleep_operation sleep_for(duration d) noexcept { return sleep_operation{d}; }
+/// Suspends until the executor's clock reads at least `t`.
+inline sleep_operation sleep_until(time_point t) noexcept { return sleep_operation{t}; }
+
+}  // namespace weft

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// split_phase<T>: an operation a task starts and an interrupt handler (or
+// a foreign thread) completes. The thesis' split-phase event, without heap
+// or STL: the value and the hand-off node live in the object.
+//
+//   weft::split_phase<std::uint16_t> adc{"adc"};
+//   // task:  start the conversion, then
+//   auto v = co_await adc;                  // result<uint16_t>
+//   // ISR:   adc.complete(ADC->DR);        // interrupt-safe
+//
+// State machine (numbers cited in the code):
+//
+//   idle ──(1) co_await──> armed ──(2) complete()──> done ──(4) resume──> idle
+//     │                      │                         ^
+//     └──(3) complete()──────┼──> done (await finds it ready)
+//                            └──(5) cancel/timeout──> idle (later complete()
+//                                                      is kept for next await)
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/interrupt_queue.hpp>
+#include <weft/core/result.hpp>
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+#include <new>
+#include <utility>
+
+namespace weft {
+
+template <class T>
+class split_phase : detail::wait_node, irq_node {
+    enum state : std::uint8_t { idle, armed, done };
+
+public:
+    explicit split_phase(const char* name = "split_phase") noexcept
+        : irq_node(&on_irq), name_(name) {}
+    split_phase(const split_phase&) = delete;
+    split_phase& operator=(const split_phase&) = delete;
+
+    const char* name() const noexcept { return name_; }
+
+    /// Delivers the result. Interrupt-safe, lock-free, no allocation.
+    /// Fails with `busy` (naming the operation) if an earlier result has not
+    /// been consumed yet: the new value is refused, the old one kept.
+    [[nodiscard]] status complete(T value) noexcept {
+        std::uint8_t s = state_.load(std::memory_order_acquire);
+        for (;;) {
+            if (s == done) return error{errc::busy, "split_phase", name_, 1, "completed twice before being awaited"};
+            if (claim_.exchange(true, std::memory_order_acquire))
+                return error{errc::busy, "split_phase", name_, 1, "completed concurrently"};
+            value_ = std::move(value);
+            // release: the waiter's acquire load of state_ sees value_.
+            if (state_.compare_exchange_strong(s, done, std::memory_order_acq_rel)) break;
+            claim_.store(false, std::memory_order_release);  // state changed under us: retry
+        }
+        claim_.store(false, std::memory_order_release);
+        if (s == armed) ex_->post(*this);  // (2): hand the wake-up to the executor
+        return {};
+    }
+
+    bool await_ready() const noexcept {  // (3)
+        return state_.load(std::memory_order_acquire) == done;
+    }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        ctl_ = &h.promise().control();
+        if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
+        ex_ = &ctl_->exec();
+        outcome_ = errc::ok;
+        abort = &on_abort;
+        ex_->external_begin();
+        ctl_->park(h, this);
+        std::uint8_t expected = idle;
+        // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
+        // it completed between await_ready and here.
+        if (!state_.compare_exchange_strong(expected, armed, std::memory_order_acq_rel)) {
+            ex_->external_end();  // completed meanwhile (3): do not suspend
+            ctl_->park(h);
+            return false;
+        }
+        return true;  // (1)
+    }
+    result<T> await_resume() noexcept {
+        if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
+        T v = std::move(value_);
+        state_.store(idle, std::memory_order_release);  // (4)
+        return v;
+    }
+
+private:
+    static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
+        auto* self = static_cast<split_phase*>(n);
+        self->ex_->external_end();
+        self->ctl_->wake();
+    }
+    static void on_abort(detail::wait_node* w, errc why) noexcept {  // (5)
+        auto* self = static_cast<split_phase*>(w);
+        std::uint8_t expected = armed;
+        if (self->state_.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
+            self->ex_->external_end();
+            self->outcome_ = why;
+            self->ctl_->wake();
+        }
+        // else: the ISR completed first; its queued wake-up delivers the
+        // value and the abort loses the race (no value is dropped).
+    }
+
+    const char* name_;
+    std::atomic<std::uint8_t> state_{idle};
+    std::atomic<bool> claim_{false};
+    executor* ex_ = nullptr;
+    task_control* ctl_ = nullptr;
+    errc outcome_ = errc::ok;
+    T value_{};
+};
+
+}  // namespace weft

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// task<T>: a lazily started coroutine returning T.
+//
+//   weft::task<int> read_sensor();            // a coroutine
+//   auto v = co_await read_sensor();          // result<int>: value or error
+//   auto h = ex.spawn(read_sensor(), 3);      // result<join_handle<int>>
+//
+// Awaiting a task runs it inside the awaiting task (same priority, same
+// cancellation) and resumes the awaiter by symmetric transfer, so chains of
+// co_await never grow the machine stack. Awaiting yields result<T>
+// (status for task<void>; a task<result<U>> yields result<U>): the error
+// is set when the awaited task's frame could not be allocated.
+#include <weft/core/executor.hpp>
+#include <weft/core/frame_pool.hpp>
+#include <weft/core/result.hpp>
+#include <weft/core/task_control.hpp>
+
+#include <coroutine>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace weft {
+
+namespace detail {
+template <class T> struct awaited { using type = result<T>; };
+template <> struct awaited<void> { using type = status; };
+template <class U> struct awaited<result<U>> { using type = result<U>; };
+}  // namespace detail
+
+/// What `co_await` on a task<T> (or a join) produces.
+template <class T>
+using awaited_t = typename detail::awaited<T>::type;
+
+namespace detail {
+
+class promise_base {
+public:
+    /// Frames come from the frame pools only (see frame_pool.hpp).
+    static void* operator new(std::size_t n, frame_site s = frame_site::current()) noexcept {
+        return frame_allocator::allocate(n, s);
+    }
+    static void operator delete(void* p) noexcept { frame_allocator::deallocate(p); }
+
+    std::suspend_always initial_suspend() noexcept { return {}; }
+
+    struct final_awaiter {
+        bool await_ready() noexcept { return false; }
+        template <class P>
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+            promise_base& p = h.promise();
+            if (p.continuation_) return p.continuation_;
+            // A root finished: tell its owner (executor, when_all, ...),
+            // which may destroy this frame; then return to the executor.
+            task_control& c = p.own_;
+            c.on_done_(&c, h);
+            return std::noop_coroutine();
+        }
+        void await_resume() noexcept {}
+    };
+    final_awaiter final_suspend() noexcept { return {}; }
+    void unhandled_exception() noexcept { port::fatal("weft: exception escaped a task"); }
+
+    task_control& control() noexcept { return *ctl_; }
+
+    task_control own_;
+    task_control* ctl_ = &own_;
+    std::coroutine_handle<> continuation_;
+};
+
+template <class T>
+class promise_value : public promise_base {
+public:
+    template <class U>
+    void return_value(U&& v) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
+        value_.emplace(std::forward<U>(v));
+    }
+    T take() noexcept { return std::move(*value_); }
+
+protected:
+    std::optional<T> value_;
+};
+
+template <>
+class promise_value<void> : public promise_base {
+public:
+    void return_void() noexcept {}
+    void take() noexcept {}
+};
+
+}  // namespace detail
+
+/// A coroutine producing T, started when awaited or spawned.
+template <class T = void>
+class [[nodiscard]] task {
+public:
+    class promise_type : public detail::promise_value<T> {
+    public:
+        task get_return_object() noexcept {
+            return task{std::coroutine_handle<promise_type>::from_promise(*this)};
+        }
+        /// No slot: the task is empty and carries the pool's error.
+        static task get_return_object_on_allocation_failure() noexcept {
+            return task{frame_allocator::last_error()};
+        }
+    };
+    using handle_type = std::coroutine_handle<promise_type>;
+
+    task() noexcept = default;
+    task(task&& o) noexcept : h_(std::exchange(o.h_, {})), error_(o.error_) {}
+    task& operator=(task&& o) noexcept {
+        if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); error_ = o.error_; }
+        return *this;
+    }
+    ~task() { reset(); }
+
+    /// False if the frame could not be allocated; err() says why.
+    explicit operator bool() const noexcept { return bool(h_); }
+    const error& err() const noexcept { return error_; }
+
+    struct task_operation {
+        handle_type child;
+        error fail;
+        bool await_ready() const noexcept { return !child; }
+        template <class P>
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
+            auto& cp = child.promise();
+            cp.continuation_ = parent;
+            cp.ctl_ = &parent.promise().control();  // run as part of the parent
+            return child;
+        }
+        awaited_t<T> await_resume() noexcept {
+            if (!child) return fail;
+            if constexpr (std::is_void_v<T>) return {};
+            else return child.promise().take();
+        }
+    };
+    /// Runs the task to completion inside the awaiting task.
+    task_operation operator co_await() && noexcept { return {h_, error_}; }
+
+    /// Gives up ownership (spawn).
+    handle_type release() noexcept { return std::exchange(h_, {}); }
+    /// The frame, still owned by this task (combinators).
+    handle_type handle() const noexcept { return h_; }
+
+private:
+    explicit task(handle_type h) noexcept : h_(h) {}
+    explicit task(const error& e) noexcept : error_(e) {}
+    void reset() noexcept {
+        if (h_) h_.destroy();
+        h_ = {};
+    }
+    handle_type h_;
+    error error_{};
+};
+
+}  // namespace weft
+
+#include <weft/core/join_handle.hpp>

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The per-task control block. It lives inside the root coroutine's promise
+// (so inside the task's frame): a task costs no memory outside its frame.
+// Nested coroutines awaited by a task share their root's control block.
+//
+//   (1) spawn ──> ready ──(2) resume──> running ──(3) await──> waiting
+//                   ^                      │                      │
+//                   └────(4) yield─────────┘                      │
+//                   └────────────(5) woken / aborted──────────────┘
+//                                 running ──(6) co_return──> finished
+#include <weft/core/detail/wait_node.hpp>
+
+#include <coroutine>
+#include <cstdint>
+
+namespace weft {
+
+class executor;
+
+/// Priority of a task: 0 (lowest) to 31 (highest).
+using priority = std::uint8_t;
+inline constexpr priority max_priority = 31;
+
+/// Scheduling state of one task (root coroutine and everything it awaits).
+class task_control {
+public:
+    /// (3) Records where to resume and what, if anything, can be aborted.
+    void park(std::coroutine_handle<> at, detail::wait_node* wait = nullptr) noexcept {
+        resume_point_ = at;
+        wait_ = wait;
+    }
+    /// (5) Makes the task ready again; the executor resumes resume_point_.
+    inline void wake() noexcept;
+
+    /// Requests cancellation: the task's current await (if abortable) ends
+    /// at once with errc::cancelled, and every later await does too. Runs on
+    /// the executor; from an ISR use a split_phase or irq_node instead.
+    void cancel() noexcept {
+        if (cancel_requested_) return;
+        cancel_requested_ = true;
+        abort_wait(errc::cancelled);
+    }
+    /// Ends the current wait (if any) with `reason`.
+    void abort_wait(errc reason) noexcept {
+        if (detail::wait_node* w = wait_) {
+            wait_ = nullptr;
+            w->abort(w, reason);
+        }
+    }
+    bool cancel_requested() const noexcept { return cancel_requested_; }
+    priority prio() const noexcept { return priority_; }
+    executor& exec() const noexcept { return *executor_; }
+    detail::wait_node* current_wait() const noexcept { return wait_; }
+
+    // --- used by the executor and the completion hooks ---
+    task_control* next_ready_ = nullptr;
+    std::coroutine_handle<> resume_point_;
+    executor* executor_ = nullptr;
+    detail::wait_node* wait_ = nullptr;
+    /// Called when the root coroutine finishes (6); may destroy the frame.
+    void (*on_done_)(task_control* self, std::coroutine_handle<> root) noexcept = nullptr;
+    void* done_context_ = nullptr;  // owner of on_done_ (join state, when_all, ...)
+    priority priority_ = 0;
+    bool cancel_requested_ = false;
+    std::uint8_t flags_ = 0;  // join state, see join_handle
+};
+
+}  // namespace weft

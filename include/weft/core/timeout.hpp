@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// with_timeout(op, 5ms) / with_deadline(op, t): bounds any abortable weft
+// await (sleep, event, semaphore, mutex, split_phase, join, channel ops).
+// If the time passes first, the inner await ends with errc::timeout and
+// releases whatever it was queued on; otherwise the timer is disarmed.
+//
+//   if (auto s = co_await weft::with_timeout(sem.acquire(), 5ms); !s) ...
+//
+// To bound a whole child task, race it against a sleeping task in when_any.
+#include <weft/core/detail/timer_heap.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/time.hpp>
+
+#include <coroutine>
+#include <type_traits>
+#include <utility>
+
+namespace weft {
+
+template <class Awaiter>
+class timeout_operation : detail::timer_node {
+public:
+    timeout_operation(Awaiter inner, time_point deadline) noexcept
+        : inner_(std::move(inner)), deadline_(deadline) {}
+    timeout_operation(Awaiter inner, duration d) noexcept
+        : inner_(std::move(inner)), relative_(true), delta_(d) {}
+
+    bool await_ready() noexcept { return inner_.await_ready(); }
+
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        using r = decltype(inner_.await_suspend(h));
+        static_assert(std::is_void_v<r> || std::is_same_v<r, bool>,
+                      "with_timeout needs a leaf awaiter; to bound a task, race it "
+                      "against a sleeping task with when_any");
+        ctl_ = &h.promise().control();
+        executor& ex = ctl_->exec();
+        time_point t = relative_ ? ex.now() + delta_ : deadline_;
+        if constexpr (std::is_void_v<r>) inner_.await_suspend(h);
+        else if (!inner_.await_suspend(h)) return false;
+        if (t <= ex.now()) {  // already late: end the wait right away
+            ctl_->abort_wait(errc::timeout);
+            return true;
+        }
+        deadline_ns = to_ns(t);
+        fire = &on_fire;
+        ex.arm(*this);
+        return true;
+    }
+
+    decltype(auto) await_resume() noexcept {
+        if (ctl_) ctl_->exec().disarm(*this);
+        return inner_.await_resume();
+    }
+
+private:
+    static void on_fire(detail::timer_node* n) noexcept {
+        static_cast<timeout_operation*>(n)->ctl_->abort_wait(errc::timeout);
+    }
+
+    Awaiter inner_;
+    task_control* ctl_ = nullptr;
+    time_point deadline_{};
+    bool relative_ = false;
+    duration delta_{};
+};
+
+/// Bounds `op` to `d` from the moment the task suspends.
+template <class Awaiter>
+timeout_operation<Awaiter> with_timeout(Awaiter op, duration d) noexcept {
+    return {std::move(op), d};
+}
+/// Bounds `op` to the executor-clock instant `t`.
+template <class Awaiter>
+timeout_operation<Awaiter> with_deadline(Awaiter op, time_point t) noexcept {
+    return {std::move(op), t};
+}
+
+}  // namespace weft

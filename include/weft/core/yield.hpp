@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// co_await weft::yield(): let every other ready task of the same (or a
+// higher) priority run, then continue. Yields `cancelled` if the task has
+// been cancelled (it still continues; cancellation is cooperative).
+#include <weft/core/executor.hpp>
+#include <weft/core/result.hpp>
+
+#include <coroutine>
+
+namespace weft {
+
+struct yield_operation {
+    bool cancelled = false;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
+        task_control& c = h.promise().control();
+        cancelled = c.cancel_requested();
+        c.park(h);
+        c.executor_->schedule(c);  // (4): to the back of its level
+    }
+    status await_resume() const noexcept {
+        return cancelled ? status{errc::cancelled} : status{};
+    }
+};
+
+/// Awaitable; does not allocate.
+inline yield_operation yield() noexcept { return {}; }
+
+}  // namespace weft

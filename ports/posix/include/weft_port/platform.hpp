@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// POSIX host port: CLOCK_MONOTONIC, a condition variable for wait/notify, a
+// process-wide recursive mutex as the "interrupt mask". Interrupt sources
+// are simulated by threads (see weft_port/interrupt_thread.hpp).
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace weft::port {
+
+inline std::uint64_t now_ns() noexcept {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
+}
+
+/// Sleep/wake for one executor. notify() may come from any thread.
+class waker {
+public:
+    waker() noexcept {
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&cond_, &attr);
+        pthread_condattr_destroy(&attr);
+        pthread_mutex_init(&mutex_, nullptr);
+    }
+    waker(const waker&) = delete;
+    waker& operator=(const waker&) = delete;
+    ~waker() {
+        pthread_cond_destroy(&cond_);
+        pthread_mutex_destroy(&mutex_);
+    }
+
+    void wait_until(std::uint64_t deadline_ns) noexcept {
+        // Fast path: a latched notify costs one atomic exchange, no lock.
+        // acquire: pairs with the release in notify() so that whatever the
+        // notifier published before notifying is visible after we return.
+        if (pending_.exchange(false, std::memory_order_acquire)) return;
+        pthread_mutex_lock(&mutex_);
+        while (!pending_.load(std::memory_order_relaxed)) {
+            if (deadline_ns == ~std::uint64_t{0}) {
+                pthread_cond_wait(&cond_, &mutex_);
+            } else {
+                if (now_ns() >= deadline_ns) break;
+                timespec ts{time_t(deadline_ns / 1'000'000'000u),
+                            long(deadline_ns % 1'000'000'000u)};
+                pthread_cond_timedwait(&cond_, &mutex_, &ts);
+            }
+        }
+        pending_.store(false, std::memory_order_relaxed);
+        pthread_mutex_unlock(&mutex_);
+        std::atomic_thread_fence(std::memory_order_acquire);
+    }
+
+    void notify() noexcept {
+        pthread_mutex_lock(&mutex_);
+        // release: publishes the notifier's writes (e.g. a completed
+        // split_phase value) to the thread that observes pending_.
+        pending_.store(true, std::memory_order_release);
+        pthread_cond_signal(&cond_);
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    std::atomic<bool> pending_{false};
+    pthread_mutex_t mutex_;
+    pthread_cond_t cond_;
+};
+
+namespace detail {
+inline pthread_mutex_t& interrupt_mask() noexcept {
+    static pthread_mutex_t m = [] {
+        pthread_mutex_t mm;
+        pthread_mutexattr_t a;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+        pthread_mutex_init(&mm, &a);
+        pthread_mutexattr_destroy(&a);
+        return mm;
+    }();
+    return m;
+}
+}  // namespace detail
+
+/// On the host "masking interrupts" means excluding the simulated interrupt
+/// threads, which take the same lock around their handlers.
+class critical_section {
+public:
+    critical_section() noexcept { pthread_mutex_lock(&detail::interrupt_mask()); }
+    ~critical_section() { pthread_mutex_unlock(&detail::interrupt_mask()); }
+    critical_section(const critical_section&) = delete;
+    critical_section& operator=(const critical_section&) = delete;
+};
+
+[[noreturn]] inline void fatal(const char* message) noexcept {
+    std::fprintf(stderr, "%s\n", message);
+    std::abort();
+}
+
+inline void console_write(const char* text, std::size_t length) noexcept {
+    (void)!::write(1, text, length);
+}
+
+inline const char* target_name() noexcept {
+#if defined(__x86_64__)
+    return "host-x86_64";
+#elif defined(__aarch64__)
+    return "host-aarch64";
+#else
+    return "host";
+#endif
+}
+
+}  // namespace weft::port

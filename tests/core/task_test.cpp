@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core/task.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+using namespace weft;
+
+namespace {
+
+task<int> twice(int x) { co_return 2 * x; }
+task<int> chain(int depth) {
+    if (depth == 0) co_return 0;
+    auto r = co_await chain(depth - 1);
+    co_return *r + 1;
+}
+task<result<int>> fallible(bool ok) {
+    if (ok) co_return 7;
+    co_return error{errc::invalid, "sensor", "imu", 0, nullptr};
+}
+
+}  // namespace
+
+TEST(task, is_lazy_and_result_is_delivered_as_value) {
+    executor ex{test::virtual_clock()};
+    int got = 0;
+    bool started = false;
+    auto parent = [&]() -> task<> {
+        started = true;
+        auto v = co_await twice(21);
+        got = *v;
+    };
+    auto t = parent();
+    EXPECT_FALSE(started);
+    auto h = ex.spawn(std::move(t));
+    ASSERT_TRUE(h);
+    EXPECT_FALSE(started);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 42);
+}
+
+TEST(task, long_await_chains_do_not_grow_the_stack) {
+    // 100000 nested co_awaits would overflow the stack without symmetric
+    // transfer (each level would add a resume() frame).
+    static frame_pool<512, 100'002> deep{"deep"};
+    use_frames scope{deep};
+    executor ex{test::virtual_clock()};
+    int got = -1;
+    auto root = [&]() -> task<> { got = *co_await chain(100'000); };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 100'000);
+}
+
+TEST(task, result_of_fallible_task_is_flattened) {
+    executor ex{test::virtual_clock()};
+    errc seen = errc::ok;
+    int value = 0;
+    auto root = [&]() -> task<> {
+        auto a = co_await fallible(true);
+        value = *a;
+        auto b = co_await fallible(false);
+        seen = b.code();
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_EQ(value, 7);
+    EXPECT_EQ(seen, errc::invalid);
+}
+
+TEST(task, join_returns_value_and_frees_frame) {
+    frame_pool<512, 4> pool{"join_pool"};
+    executor ex{test::virtual_clock()};
+    int got = 0;
+    task<int> t = [&] { use_frames s{pool}; return twice(5); }();
+    auto h = ex.spawn(std::move(t));
+    ASSERT_TRUE(h);
+    auto joiner = [&]() -> task<> { got = *co_await h->join(); };
+    auto j = ex.spawn(joiner());
+    ASSERT_TRUE(j);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 10);
+    EXPECT_EQ(pool.in_use(), 0u);
+}
+
+TEST(task, detached_task_frees_its_frame_when_done) {
+    frame_pool<512, 4> pool{"detach_pool"};
+    executor ex{test::virtual_clock()};
+    {
+        use_frames s{pool};
+        auto h = ex.spawn(twice(1));
+        ASSERT_TRUE(h);
+        EXPECT_EQ(pool.in_use(), 1u);
+    }  // handle dropped: detached
+    ex.run();
+    EXPECT_EQ(pool.in_use(), 0u);
+}
+
+TEST(task, priority_out_of_range_is_an_error_naming_the_executor) {
+    executor ex{{"ctl_loop", clock_mode::virtual_}};
+    auto h = ex.spawn(twice(1), 40);
+    ASSERT_FALSE(h);
+    EXPECT_EQ(h.code(), errc::invalid);
+    EXPECT_STREQ(h.err().message().c_str(),
+                 "executor 'ctl_loop': priority above max_priority (limit 31)");
+}
