@@ -60,11 +60,27 @@ public:
         return {};
     }
 
-    bool await_ready() const noexcept {  // (3)
+    /// Awaiter of a split_phase: yields result<T>, or the reason the wait
+    /// ended early (cancelled, timeout). Interrupt-unsafe (task side).
+    struct wait_operation {
+        split_phase* op;
+        bool await_ready() const noexcept { return op->ready(); }
+        template <class P>
+        bool await_suspend(std::coroutine_handle<P> h) noexcept { return op->suspend(h); }
+        result<T> await_resume() noexcept { return op->resume(); }
+    };
+    /// `co_await op` is `co_await op.wait()`.
+    wait_operation wait() noexcept { return {this}; }
+    wait_operation operator co_await() noexcept { return {this}; }
+
+    /// True if a result is waiting to be consumed.
+    bool ready() const noexcept {  // (3)
         return state_.load(std::memory_order_acquire) == done;
     }
+
+private:
     template <class P>
-    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+    bool suspend(std::coroutine_handle<P> h) noexcept {
         ctl_ = &h.promise().control();
         if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
         ex_ = &ctl_->exec();
@@ -82,14 +98,13 @@ public:
         }
         return true;  // (1)
     }
-    result<T> await_resume() noexcept {
+    result<T> resume() noexcept {
         if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
         T v = std::move(value_);
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
     }
 
-private:
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
         auto* self = static_cast<split_phase*>(n);
         self->ex_->external_end();

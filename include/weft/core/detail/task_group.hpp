@@ -41,7 +41,7 @@ protected:
     bool finished(std::size_t i) const noexcept { return (done_mask_ >> i) & 1u; }
 
     task_control* parent_ = nullptr;
-    task_control* children_[32] = {};
+    task_control** children_ = nullptr;  // N entries, in the derived awaiter
     std::size_t count_ = 0;
     std::size_t remaining_ = 0;
     std::size_t winner_ = none;
@@ -85,6 +85,7 @@ public:
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         parent_ = &h.promise().control();
         count_ = sizeof...(Ts);
+        children_ = slots_;
         abort = &on_abort;
         parent_->park(h, this);
         start_all(std::index_sequence_for<Ts...>{});
@@ -104,6 +105,7 @@ protected:
     }
 
     std::tuple<task<Ts>...> tasks_;  // own the frames until the await ends
+    task_control* slots_[sizeof...(Ts)] = {};
 
 private:
     template <std::size_t... I>

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core/frame_pool.hpp>
+#include <weft/core/frame_report.hpp>
+#include <weft/core/task.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <string>
+
+using namespace weft;
+
+namespace {
+task<int> small_job(int x) { co_return x + 1; }
+}  // namespace
+
+TEST(frame_pool, exhaustion_is_an_error_naming_the_pool) {
+    static frame_pool<512, 2> pool{"sensors"};
+    use_frames scope{pool};
+    executor ex{test::virtual_clock()};
+    auto a = ex.spawn(small_job(1));
+    auto b = ex.spawn(small_job(2));
+    auto c = ex.spawn(small_job(3));
+    ASSERT_TRUE(a && b);
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.code(), errc::no_memory);
+    EXPECT_STREQ(c.err().message().c_str(), "frame pool 'sensors': all slots in use (limit 2)");
+    EXPECT_EQ(pool.failures(), 1u);
+    ex.run();  // the runtime stays consistent: the two others complete
+    EXPECT_TRUE(a->done() && b->done());
+}
+
+TEST(frame_pool, frame_larger_than_every_slot_names_the_largest_pool) {
+    // Only tiny pools exist inside this scope's search: force one.
+    static frame_pool<16, 4> tiny{"tiny16"};
+    use_frames scope{tiny};
+    auto t = small_job(1);
+    ASSERT_FALSE(t);
+    EXPECT_EQ(t.err().code, errc::no_memory);
+    EXPECT_EQ(tiny.largest_request() > 16, true);
+}
+
+TEST(frame_pool, smallest_fitting_pool_is_chosen) {
+    executor ex{test::virtual_clock()};
+    auto before_small = test::small_frames.in_use();
+    auto t = small_job(1);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(test::small_frames.in_use(), before_small + 1);
+}
+
+TEST(frame_pool, report_lists_each_coroutine_with_its_frame_size) {
+    auto t = small_job(1);
+    ASSERT_TRUE(t);
+    std::string out;
+    print_frame_report([&](const char* s, std::size_t n) { out.append(s, n); });
+    EXPECT_NE(out.find("{\"frame\":\"small_job\",\"bytes\":"), std::string::npos) << out;
+    EXPECT_NE(out.find("{\"pool\":\"test_small\",\"slot_bytes\":256,\"slots\":64,\"peak\":"),
+              std::string::npos) << out;
+}
+
+TEST(frame_pool, peak_tracks_most_frames_alive) {
+    static frame_pool<512, 8> pool{"peaky"};
+    use_frames scope{pool};
+    {
+        auto a = small_job(1), b = small_job(2), c = small_job(3);
+        EXPECT_EQ(pool.in_use(), 3u);
+    }
+    auto d = small_job(4);
+    EXPECT_EQ(pool.peak(), 3u);
+    EXPECT_EQ(pool.in_use(), 1u);
+}

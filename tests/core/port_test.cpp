@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/port/port.hpp>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+TEST(port, clock_is_monotonic) {
+    auto a = weft::port::now_ns();
+    auto b = weft::port::now_ns();
+    EXPECT_LE(a, b);
+}
+
+TEST(port, notify_before_wait_is_latched) {
+    weft::port::waker w;
+    w.notify();
+    w.wait_until(weft::port::no_deadline);  // must return at once
+    SUCCEED();
+}
+
+TEST(port, past_deadline_returns_at_once) {
+    weft::port::waker w;
+    w.wait_until(0);
+    SUCCEED();
+}
+
+TEST(port, notify_from_another_thread_wakes_a_waiter) {
+    weft::port::waker w;
+    std::thread t([&] { w.notify(); });
+    w.wait_until(weft::port::no_deadline);
+    t.join();
+    SUCCEED();
+}
+
+TEST(port, critical_section_nests) {
+    weft::port::critical_section outer;
+    { weft::port::critical_section inner; }
+    SUCCEED();
+}

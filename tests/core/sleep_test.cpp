@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core/sleep.hpp>
+#include <weft/core/task.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace weft;
+
+TEST(sleep, virtual_clock_advances_only_to_next_timer) {
+    executor ex{test::virtual_clock()};
+    std::vector<std::pair<char, std::int64_t>> log;
+    auto sleeper = [&](char name, int period_ms, int n) -> task<> {
+        for (int i = 0; i < n; ++i) {
+            co_await sleep_for(std::chrono::milliseconds(period_ms));
+            log.emplace_back(name, test::ms(ex));
+        }
+    };
+    auto a = ex.spawn(sleeper('a', 3, 3));
+    auto b = ex.spawn(sleeper('b', 5, 2));
+    ASSERT_TRUE(a && b);
+    ex.run();
+    std::vector<std::pair<char, std::int64_t>> want{{'a', 3}, {'b', 5}, {'a', 6}, {'a', 9}, {'b', 10}};
+    EXPECT_EQ(log, want);
+    EXPECT_EQ(test::ms(ex), 10);
+}
+
+TEST(sleep, equal_deadlines_fire_in_arming_order) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    auto s = [&](char c) -> task<> {
+        co_await sleep_until(from_ns(1'000'000));
+        log += c;
+    };
+    auto a = ex.spawn(s('a'));
+    auto b = ex.spawn(s('b'));
+    auto c = ex.spawn(s('c'));
+    ASSERT_TRUE(a && b && c);
+    ex.run();
+    EXPECT_EQ(log, "abc");
+}
+
+TEST(sleep, deadline_in_the_past_does_not_suspend) {
+    executor ex{test::virtual_clock()};
+    bool done = false;
+    auto t = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        auto s = co_await sleep_until(from_ns(0));
+        done = bool(s);
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_TRUE(done);
+}
+
+TEST(sleep, many_random_timers_fire_in_deadline_order) {
+    // Exercises the pairing heap with inserts and erases interleaved.
+    static frame_pool<512, 600> pool{"timers"};
+    use_frames scope{pool};
+    executor ex{test::virtual_clock()};
+    std::mt19937 rng(42);
+    std::vector<std::int64_t> fired;
+    auto t = [&](int d) -> task<> {
+        if (co_await sleep_for(std::chrono::microseconds(d))) fired.push_back(to_ns(ex.now()));
+    };
+    std::vector<join_handle<void>> hs;
+    for (int i = 0; i < 500; ++i) {
+        auto h = ex.spawn(t(int(rng() % 10'000)));
+        ASSERT_TRUE(h);
+        hs.push_back(std::move(*h));
+    }
+    auto canceller = [&]() -> task<> {
+        co_await sleep_for(1us);  // every sleeper is armed by now
+        for (int i = 0; i < 500; i += 3) hs[std::size_t(i)].cancel();  // erase a third
+    };
+    auto c = ex.spawn(canceller());
+    ASSERT_TRUE(c);
+    ex.run();
+    EXPECT_EQ(fired.size(), 500u - 167u);
+    EXPECT_TRUE(std::is_sorted(fired.begin(), fired.end()));
+}
+
+TEST(sleep, real_clock_deadline_already_passed_needs_no_wait) {
+    // Unit tests never sleep on the wall clock: a real-clock sleep whose
+    // deadline has passed must complete without waiting in the port.
+    executor ex{{"real", clock_mode::real}};
+    bool done = false;
+    auto t = [&]() -> task<> {
+        co_await sleep_until(ex.now() - 1ms);
+        done = true;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_TRUE(done);
+}

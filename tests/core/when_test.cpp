@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core/semaphore.hpp>
+#include <weft/core/sleep.hpp>
+#include <weft/core/task.hpp>
+#include <weft/core/timeout.hpp>
+#include <weft/core/when_all.hpp>
+#include <weft/core/when_any.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+using namespace weft;
+
+namespace {
+task<int> after(std::chrono::milliseconds d, int v) {
+    co_await sleep_for(d);
+    co_return v;
+}
+}  // namespace
+
+TEST(when_all, runs_children_concurrently_and_returns_all_results) {
+    executor ex{test::virtual_clock()};
+    int a = 0, b = 0;
+    auto root = [&]() -> task<> {
+        auto [x, y] = co_await when_all(after(3ms, 1), after(5ms, 2));
+        a = *x;
+        b = *y;
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_EQ(a, 1);
+    EXPECT_EQ(b, 2);
+    EXPECT_EQ(test::ms(ex), 5);  // concurrent: max, not sum
+}
+
+TEST(when_any, first_wins_and_losers_are_cancelled_and_released) {
+    static frame_pool<512, 8> pool{"any_pool"};
+    executor ex{test::virtual_clock()};
+    semaphore held{"held", 1, 1};
+    bool loser_released = false;
+    auto loser = [&]() -> task<int> {
+        co_await held.acquire();               // holds a resource...
+        auto s = co_await sleep_for(1h);       // ...and blocks
+        EXPECT_EQ(s.code(), errc::cancelled);
+        (void)held.release();                  // released while unwinding
+        loser_released = true;
+        co_return -1;
+    };
+    std::size_t index = 99;
+    int value = 0;
+    auto root = [&]() -> task<> {
+        task<int> l, w;
+        {
+            use_frames s{pool};
+            l = loser();
+            w = after(2ms, 7);
+        }
+        auto r = co_await when_any(std::move(l), std::move(w));
+        index = r.index;
+        value = **std::get<1>(r.values);
+        // Every loser has finished and freed its resources by now.
+        EXPECT_TRUE(loser_released);
+        EXPECT_EQ(held.available(), 1u);
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(index, 1u);
+    EXPECT_EQ(value, 7);
+    EXPECT_EQ(test::ms(ex), 2);
+    EXPECT_EQ(pool.in_use(), 0u);  // losers' frames released too
+}
+
+TEST(when_any, cancelling_the_parent_cancels_children) {
+    executor ex{test::virtual_clock()};
+    errc outcome = errc::ok;
+    auto root = [&]() -> task<> {
+        auto r = co_await when_any(after(1h, 1), after(2h, 2));
+        outcome = r.outcome;
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    auto canceller = [&]() -> task<> {  // named: a coroutine lambda must outlive its frame
+        co_await sleep_for(1ms);
+        h->cancel();
+    };
+    auto c = ex.spawn(canceller());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(outcome, errc::cancelled);
+    EXPECT_EQ(test::ms(ex), 1);
+}
+
+TEST(when_all, timeout_cancels_children_and_waits_for_them) {
+    executor ex{test::virtual_clock()};
+    int finished = 0;
+    auto child = [&]() -> task<> {
+        co_await sleep_for(1h);
+        ++finished;
+    };
+    auto root = [&]() -> task<> {
+        co_await with_timeout(when_all(child(), child()), 4ms);
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(finished, 2);  // both unwound (their sleeps ended early)
+    EXPECT_EQ(test::ms(ex), 4);
+}
+
+TEST(when_all, a_child_that_could_not_be_allocated_reports_the_pool) {
+    static frame_pool<512, 1> tiny{"tiny"};
+    executor ex{test::virtual_clock()};
+    errc second = errc::ok;
+    const char* pool_name = nullptr;
+    auto root = [&]() -> task<> {
+        task<int> a, b;
+        {
+            use_frames s{tiny};
+            a = after(1ms, 1);
+            b = after(1ms, 2);  // no slot left
+        }
+        auto [x, y] = co_await when_all(std::move(a), std::move(b));
+        EXPECT_TRUE(x);
+        second = y.code();
+        if (!y) pool_name = y.err().object;
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_EQ(second, errc::no_memory);
+    EXPECT_STREQ(pool_name, "tiny");
+}
