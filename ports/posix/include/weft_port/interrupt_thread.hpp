@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Simulated interrupt source for the host port: a thread that runs a
+// handler every `period` (like a timer IRQ), or whenever raise() is called
+// (like a software-pended IRQ). The handler runs with the port's interrupt
+// mask held, so code inside a critical_section never sees it mid-way,
+// exactly as on a microcontroller. Handlers must only use interrupt-safe
+// weft functions (split_phase::complete, executor::post, ...).
+#include <weft_port/platform.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace weft::port {
+
+class interrupt_thread {
+public:
+    /// Periodic source: handler() every `period` until stop().
+    template <class Handler>
+    interrupt_thread(std::chrono::nanoseconds period, Handler handler)
+        : period_(period), thread_([this, handler]() mutable { loop(handler); }) {}
+
+    /// Raised-on-demand source: handler() once per raise().
+    template <class Handler>
+    explicit interrupt_thread(Handler handler)
+        : period_(0), thread_([this, handler]() mutable { loop(handler); }) {}
+
+    interrupt_thread(const interrupt_thread&) = delete;
+    interrupt_thread& operator=(const interrupt_thread&) = delete;
+    ~interrupt_thread() { stop(); }
+
+    /// Pends the interrupt (on-demand sources). Callable from any thread.
+    void raise() {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            ++pending_;
+        }
+        cv_.notify_one();
+    }
+
+    void stop() {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            if (stopping_) return;
+            stopping_ = true;
+        }
+        cv_.notify_one();
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    template <class Handler>
+    void loop(Handler& handler) {
+        auto next = std::chrono::steady_clock::now() + period_;
+        std::unique_lock<std::mutex> lk(m_);
+        for (;;) {
+            if (period_.count() > 0) {
+                cv_.wait_until(lk, next, [&] { return stopping_; });
+                if (stopping_) return;
+                next += period_;
+            } else {
+                cv_.wait(lk, [&] { return stopping_ || pending_ > 0; });
+                if (stopping_) return;
+                --pending_;
+            }
+            lk.unlock();
+            {
+                critical_section irq_context;  // "interrupts masked" while the handler runs
+                handler();
+            }
+            lk.lock();
+        }
+    }
+
+    std::chrono::nanoseconds period_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    unsigned pending_ = 0;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace weft::port
