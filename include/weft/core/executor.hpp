@@ -98,6 +98,16 @@ public:
         bitmap_ |= 1u << t.priority_;
     }
 
+    /// The yield path: requeues `t` and, when no timer, interrupt or stop
+    /// needs the run loop's attention, hands the processor straight to the
+    /// next ready task by symmetric transfer instead of returning to run().
+    std::coroutine_handle<> yield_from(task_control& t) noexcept {
+        schedule(t);
+        if (!timers_.empty() || irqs_.maybe_pending() || stop_.load(std::memory_order_relaxed))
+            return std::noop_coroutine();
+        return pop_ready()->resume_point_;
+    }
+
     /// Timer queue (executor thread only). erase is a no-op if not armed.
     void arm(detail::timer_node& n) noexcept { timers_.push(n); }
     void disarm(detail::timer_node& n) noexcept { timers_.erase(n); }

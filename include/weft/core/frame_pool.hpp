@@ -199,7 +199,9 @@ struct frame_allocator {
     static frame_record* records() noexcept { return table(); }
     static std::size_t record_count() noexcept {
         std::size_t n = 0;
+#if WEFT_FRAME_REPORT_ENTRIES > 0
         while (n < WEFT_FRAME_REPORT_ENTRIES && table()[n].function) ++n;
+#endif
         return n;
     }
 
@@ -232,15 +234,21 @@ private:
         return t;
     }
     static frame_record* find(const char* fn) noexcept {
+        // The same coroutine allocates again and again (a generator per
+        // tree node, a task per request): remember the last record.
+        static frame_record* last = nullptr;
+        if (last && last->function == fn) return last;
         frame_record* t = table();
-        for (std::size_t i = 0; i < WEFT_FRAME_REPORT_ENTRIES; ++i) {
-            // Pointer equality is the common case; strcmp merges the copies
-            // of an inline coroutine's name emitted by several objects.
-            if (t[i].function == fn || (t[i].function && std::strcmp(t[i].function, fn) == 0))
-                return &t[i];
-            if (!t[i].function) { t[i].function = fn; return &t[i]; }
-        }
-        return nullptr;  // table full: the report is truncated, not wrong
+        std::size_t used = 0;
+        for (; used < WEFT_FRAME_REPORT_ENTRIES && t[used].function; ++used)
+            if (t[used].function == fn) return last = &t[used];
+        // strcmp merges the copies of an inline coroutine's name emitted
+        // by several object files.
+        for (std::size_t i = 0; i < used; ++i)
+            if (std::strcmp(t[i].function, fn) == 0) return last = &t[i];
+        if (used == WEFT_FRAME_REPORT_ENTRIES) return nullptr;  // report truncated, not wrong
+        t[used].function = fn;
+        return last = &t[used];
     }
     static void record(const char* fn, std::size_t n, bool ok) noexcept {
         if (!fn) return;

@@ -14,11 +14,11 @@ struct yield_operation {
     bool cancelled = false;
     bool await_ready() const noexcept { return false; }
     template <class P>
-    void await_suspend(std::coroutine_handle<P> h) noexcept {
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
         task_control& c = h.promise().control();
         cancelled = c.cancel_requested();
         c.park(h);
-        c.executor_->schedule(c);  // (4): to the back of its level
+        return c.executor_->yield_from(c);  // (4): to the back of its level
     }
     status await_resume() const noexcept {
         return cancelled ? status{errc::cancelled} : status{};

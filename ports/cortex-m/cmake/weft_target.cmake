@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers for firmware images of the Cortex-M port.
+#
+#   weft_target_executable(NAME src...)  NAME.elf + NAME.map; fails the build
+#                                         if the heap/exception runtime links
+#   weft_target_test(NAME [ICOUNT] [TIMEOUT s])  runs NAME.elf under QEMU in CTest
+set(WEFT_CHECK_NO_HEAP ${CMAKE_CURRENT_LIST_DIR}/check_no_heap.cmake)
+
+function(weft_target_executable name)
+    add_executable(${name} ${ARGN})
+    target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_flags)
+    target_link_options(${name} PRIVATE -Wl,-Map=$<TARGET_FILE_DIR:${name}>/${name}.map)
+    add_custom_command(TARGET ${name} POST_BUILD
+        COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DELF=$<TARGET_FILE:${name}> -P ${WEFT_CHECK_NO_HEAP}
+        VERBATIM)
+endfunction()
+
+function(weft_target_test name)
+    cmake_parse_arguments(arg "ICOUNT" "TIMEOUT" "" ${ARGN})
+    if(NOT arg_TIMEOUT)
+        set(arg_TIMEOUT 60)
+    endif()
+    set(extra "")
+    if(arg_ICOUNT)
+        set(extra --icount)
+    endif()
+    add_test(NAME target.${name}
+        COMMAND ${WEFT_QEMU_RUN} --board ${WEFT_BOARD} --timeout ${arg_TIMEOUT} ${extra} $<TARGET_FILE:${name}>)
+    set_tests_properties(target.${name} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS target)
+endfunction()

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Cortex-M port (ARMv7-M: Cortex-M3 and Cortex-M4), for the QEMU MPS2
+// boards. Implements the interface described in <weft/port/port.hpp>:
+//
+//   now_ns()          CMSDK APB timer 0, free running at 25 MHz, extended
+//                     to 64 bits by its wrap interrupt (IRQ 8).
+//   waker             WFI sleep; the deadline is armed on the CMSDK dual
+//                     timer (IRQ 10); notify() is one store, ISR-safe.
+//   critical_section  PRIMASK, saved and restored, so it nests.
+//   console_write()   semihosting SYS_WRITE to the host's stdout.
+//   fatal()           message + semihosting exit with status 2.
+//
+// Under `qemu-system-arm -icount shift=0` one instruction advances the
+// virtual clock by 1 ns, so now_ns() differences count instructions (with a
+// 40 ns = 40 instruction tick). Startup, vector table and the interrupt
+// handlers are in ports/cortex-m/src/.
+#include <weft_port/mps2.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::port {
+
+namespace cortex_m {
+
+inline std::uint32_t primask() noexcept {
+    std::uint32_t v;
+    __asm volatile("mrs %0, primask" : "=r"(v)::"memory");
+    return v;
+}
+inline void set_primask(std::uint32_t v) noexcept { __asm volatile("msr primask, %0" ::"r"(v) : "memory"); }
+inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
+inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
+/// Waits for an interrupt. With PRIMASK set, a pending interrupt still ends
+/// the wait but its handler runs only after enable_interrupts().
+inline void wait_for_interrupt() noexcept { __asm volatile("dsb\n\twfi" ::: "memory"); }
+
+/// Upper 32 bits of the tick counter; incremented by the timer-0 handler.
+inline volatile std::uint32_t clock_high = 0;
+
+/// 64-bit tick count (25 MHz). Interrupt-safe.
+inline std::uint64_t now_ticks() noexcept {
+    std::uint32_t saved = primask();
+    disable_interrupts();
+    std::uint32_t hi = clock_high;
+    std::uint32_t v = mps2::timer0().value;
+    if (mps2::timer0().intstatus & 1u) {  // wrapped, handler not run yet
+        ++hi;
+        v = mps2::timer0().value;
+    }
+    set_primask(saved);
+    return (std::uint64_t(hi) << 32) | std::uint32_t(0xFFFFFFFFu - v);
+}
+
+/// Arms the alarm (dual timer 1, one shot) to interrupt after `ticks` ticks.
+inline void arm_alarm(std::uint32_t ticks) noexcept {
+    auto& t = mps2::dualtimer1();
+    t.control = 0;
+    t.load = ticks;  // also loads value
+    t.control = mps2::dualtimer_enable | mps2::dualtimer_oneshot | mps2::dualtimer_32bit |
+                mps2::dualtimer_irq_enable;
+}
+inline void disarm_alarm() noexcept { mps2::dualtimer1().control = 0; }
+
+/// Semihosting call (ARM DUI 0471, "Semihosting operations").
+inline std::uint32_t semihost(std::uint32_t op, const void* arg) noexcept {
+    register std::uint32_t r0 __asm("r0") = op;
+    register const void* r1 __asm("r1") = arg;
+    __asm volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+/// Ends the program (QEMU exits with `status`). SYS_EXIT_EXTENDED carries
+/// a non-zero status; plain SYS_EXIT on 32-bit ARM cannot.
+[[noreturn]] inline void exit(int status) noexcept {
+    const std::uint32_t block[2] = {0x20026u /* ADP_Stopped_ApplicationExit */, std::uint32_t(status)};
+    for (;;) semihost(0x20u /* SYS_EXIT_EXTENDED */, block);
+}
+
+}  // namespace cortex_m
+
+/// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
+inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
+
+/// Sleep/wake for the one executor of the core.
+///
+/// wait_until() runs with interrupts masked while it decides to sleep and
+/// executes WFI masked, so an interrupt that arrives between the check of
+/// the latch and the WFI still ends the sleep (no lost wake-up); its
+/// handler runs as soon as the mask is lifted.
+class waker {
+public:
+    waker() noexcept = default;
+    waker(const waker&) = delete;
+    waker& operator=(const waker&) = delete;
+
+    /// Returns when now_ns() >= deadline_ns or after notify(). Thread mode
+    /// only (never from an ISR). Allocates nothing.
+    void wait_until(std::uint64_t deadline_ns) noexcept {
+        for (;;) {
+            cortex_m::disable_interrupts();
+            if (pending_) break;
+            if (deadline_ns != ~std::uint64_t{0}) {
+                std::uint64_t now = now_ns();
+                if (now >= deadline_ns) break;
+                // At most ~4.3 s per shot (the loop re-arms), so that the
+                // division is 32-bit: no 700-byte __aeabi_uldivmod.
+                std::uint64_t left = deadline_ns - now;
+                std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
+                cortex_m::arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
+            }
+            cortex_m::wait_for_interrupt();
+            cortex_m::enable_interrupts();  // the waking handler runs here
+        }
+        pending_ = false;
+        cortex_m::disarm_alarm();
+        cortex_m::enable_interrupts();
+    }
+
+    /// Ends the current or next wait_until(). Interrupt-safe (one store);
+    /// the wake is latched until wait_until() consumes it.
+    void notify() noexcept {
+        pending_ = true;
+    }
+
+private:
+    // volatile: written by handlers, read by the sleeping loop; a single
+    // core needs no atomic read-modify-write (the reader masks interrupts).
+    volatile bool pending_ = false;
+};
+
+/// Masks interrupts (PRIMASK) for its lifetime; nests (restores the mask it
+/// found). Callable from thread mode and from handlers.
+class critical_section {
+public:
+    critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
+    ~critical_section() { cortex_m::set_primask(saved_); }
+    critical_section(const critical_section&) = delete;
+    critical_section& operator=(const critical_section&) = delete;
+
+private:
+    std::uint32_t saved_;
+};
+
+/// Writes to the host's stdout through semihosting. Slow (a trap to the
+/// debugger/emulator): diagnostics only, never from a timing-critical ISR.
+inline void console_write(const char* text, std::size_t length) noexcept {
+    // The host console is the special file ":tt", opened for writing once.
+    static std::uint32_t handle = 0;
+    if (handle == 0) {
+        const std::uint32_t open_block[3] = {reinterpret_cast<std::uint32_t>(":tt"), 4u /* "w" */, 3u};
+        handle = cortex_m::semihost(0x01u /* SYS_OPEN */, open_block) + 1;
+    }
+    const std::uint32_t block[3] = {handle - 1, reinterpret_cast<std::uint32_t>(text), std::uint32_t(length)};
+    cortex_m::semihost(0x05u /* SYS_WRITE */, block);
+}
+
+/// Prints `message` and stops the program with exit status 2.
+[[noreturn]] inline void fatal(const char* message) noexcept {
+    std::size_t n = 0;
+    while (message[n]) ++n;
+    console_write(message, n);
+    console_write("\n", 1);
+    cortex_m::exit(2);
+}
+
+/// "cortex-m4" or "cortex-m3".
+inline const char* target_name() noexcept {
+#if defined(__ARM_ARCH_7EM__)
+    return "cortex-m4";
+#elif defined(__ARM_ARCH_7M__)
+    return "cortex-m3";
+#else
+    return "cortex-m";
+#endif
+}
+
+}  // namespace weft::port

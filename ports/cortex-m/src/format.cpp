@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// snprintf/vsnprintf for the board, replacing newlib's: newlib's pulls in
+// malloc (through _sbrk) and ~6 KB of text. This one writes into the caller's
+// buffer only. Supports what weft's messages use: %s %c %d %i %u %x %X %p %%,
+// the length modifiers l, ll, z, and a field width with optional 0 flag.
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+
+struct out {
+    char* buf;
+    std::size_t cap;
+    std::size_t len = 0;
+    void put(char c) noexcept {
+        if (len + 1 < cap) buf[len] = c;
+        ++len;
+    }
+};
+
+void put_number(out& o, unsigned long long v, unsigned base, bool upper, bool negative, unsigned width,
+                char pad) noexcept {
+    char digits[24];
+    unsigned n = 0;
+    do {
+        unsigned d = unsigned(v % base);
+        digits[n++] = char(d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10);
+        v /= base;
+    } while (v);
+    unsigned total = n + (negative ? 1u : 0u);
+    if (negative && pad == '0') o.put('-');
+    for (; total < width; ++total) o.put(pad);
+    if (negative && pad != '0') o.put('-');
+    while (n) o.put(digits[--n]);
+}
+
+}  // namespace
+
+extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap) {
+    out o{buf, cap};
+    for (; *fmt; ++fmt) {
+        if (*fmt != '%') { o.put(*fmt); continue; }
+        ++fmt;
+        char pad = ' ';
+        if (*fmt == '0') { pad = '0'; ++fmt; }
+        unsigned width = 0;
+        while (*fmt >= '0' && *fmt <= '9') width = width * 10 + unsigned(*fmt++ - '0');
+        int longs = 0;
+        bool size = false;
+        for (;; ++fmt) {
+            if (*fmt == 'l') ++longs;
+            else if (*fmt == 'z') size = true;
+            else break;
+        }
+        auto get_unsigned = [&]() -> unsigned long long {
+            if (longs >= 2) return va_arg(ap, unsigned long long);
+            if (longs == 1) return va_arg(ap, unsigned long);
+            if (size) return va_arg(ap, std::size_t);
+            return va_arg(ap, unsigned);
+        };
+        switch (*fmt) {
+            case 's': {
+                const char* s = va_arg(ap, const char*);
+                if (!s) s = "(null)";
+                unsigned n = 0;
+                while (s[n]) ++n;
+                for (; n < width; ++n) o.put(' ');
+                while (*s) o.put(*s++);
+                break;
+            }
+            case 'c': o.put(char(va_arg(ap, int))); break;
+            case 'd': case 'i': {
+                long long v = longs >= 2 ? va_arg(ap, long long) : longs == 1 ? va_arg(ap, long) : va_arg(ap, int);
+                bool neg = v < 0;
+                put_number(o, neg ? 0ull - (unsigned long long)v : (unsigned long long)v, 10, false, neg, width, pad);
+                break;
+            }
+            case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad); break;
+            case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad); break;
+            case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad); break;
+            case 'p':
+                o.put('0'); o.put('x');
+                put_number(o, reinterpret_cast<std::uintptr_t>(va_arg(ap, void*)), 16, false, false, 0, ' ');
+                break;
+            case '%': o.put('%'); break;
+            case '\0': --fmt; break;
+            default: o.put('%'); o.put(*fmt); break;
+        }
+    }
+    if (cap) buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return int(o.len);
+}
+
+extern "C" int snprintf(char* buf, std::size_t cap, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// The core runtime on the board, with the real port clock (executor in
+// clock_mode::real) and real interrupts: priorities, timers, split_phase
+// completed from an ISR, pool exhaustion, generators, the frame report.
+#include "target_test.hpp"
+
+#include <weft/core.hpp>
+#include <weft_port/mps2.hpp>
+
+using namespace weft;
+using namespace std::chrono_literals;
+namespace mps2 = weft::port::mps2;
+
+namespace {
+
+frame_pool<192, 8> frames{"target_frames"};
+
+bool streq(const char* a, const char* b) {
+    while (*a && *a == *b) ++a, ++b;
+    return *a == *b;
+}
+
+char log_buf[32];
+unsigned log_len = 0;
+void log_char(char c) { if (log_len < sizeof log_buf - 1) log_buf[log_len++] = c; log_buf[log_len] = 0; }
+
+task<> record(char name, int yields) {
+    for (int i = 0; i < yields; ++i) {
+        log_char(name);
+        co_await yield();
+    }
+}
+
+split_phase<int>* isr_op = nullptr;
+volatile int isr_value = 0;
+
+}  // namespace
+
+// Software interrupt 31 plays the device: it completes the operation.
+extern "C" void weft_irq_handler_31() {
+    if (isr_op) (void)isr_op->complete(isr_value);
+}
+
+WEFT_TARGET_TEST(executor, higher_priority_runs_first_and_yield_round_robins) {
+    executor ex;
+    log_len = 0;
+    auto a = ex.spawn(record('a', 2), 1);
+    auto b = ex.spawn(record('b', 2), 1);
+    auto c = ex.spawn(record('C', 2), 3);
+    WEFT_REQUIRE(a && b && c);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(streq(log_buf, "CCabab"));
+}
+
+WEFT_TARGET_TEST(timer, sleep_for_uses_the_port_clock) {
+    executor ex;
+    std::uint64_t woke = 0, start = 0;
+    auto t = [&]() -> task<> {
+        start = port::now_ns();
+        co_await sleep_for(2ms);
+        woke = port::now_ns();
+    };
+    auto h = ex.spawn(t());
+    WEFT_REQUIRE(h);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(woke - start >= 2'000'000);
+    WEFT_CHECK(woke - start < 2'010'000);  // the executor slept in WFI and woke on time
+}
+
+WEFT_TARGET_TEST(timer, timers_fire_in_deadline_order) {
+    executor ex;
+    log_len = 0;
+    auto sleeper = [](char name, std::chrono::microseconds d) -> task<> {
+        co_await sleep_for(d);
+        log_char(name);
+    };
+    auto a = ex.spawn(sleeper('3', 300us));
+    auto b = ex.spawn(sleeper('1', 100us));
+    auto c = ex.spawn(sleeper('2', 200us));
+    WEFT_REQUIRE(a && b && c);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(streq(log_buf, "123"));
+}
+
+WEFT_TARGET_TEST(split_phase, completed_from_a_real_isr) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    isr_op = &op;
+    mps2::enable_irq(mps2::soft_irq0);
+    int sum = 0, wrong = 0;
+    auto t = [&]() -> task<> {
+        for (int i = 0; i < 100; ++i) {
+            isr_value = i;
+            mps2::pend_irq(mps2::soft_irq0);  // "start the conversion"
+            auto v = co_await op;
+            if (!v || *v != i) ++wrong; else sum += *v;
+        }
+    };
+    auto h = ex.spawn(t());
+    WEFT_REQUIRE(h);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    isr_op = nullptr;
+    WEFT_CHECK_EQ(wrong, 0);
+    WEFT_CHECK_EQ(sum, 4950);
+}
+
+WEFT_TARGET_TEST(frame_pool, exhaustion_is_an_error_naming_the_pool) {
+    static frame_pool<192, 2> pool{"sensors"};
+    use_frames scope{pool};
+    executor ex;
+    auto a = ex.spawn(record('x', 1));
+    auto b = ex.spawn(record('y', 1));
+    auto c = ex.spawn(record('z', 1));
+    WEFT_REQUIRE(a && b);
+    WEFT_REQUIRE(!c);
+    WEFT_CHECK(c.code() == errc::no_memory);
+    WEFT_CHECK(streq(c.err().message().c_str(), "frame pool 'sensors': all slots in use (limit 2)"));
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+}
+
+namespace {
+generator<int> iota(int n) {
+    for (int i = 0; i < n; ++i) co_yield i;
+}
+}  // namespace
+
+WEFT_TARGET_TEST(generator, yields_in_order) {
+    int expect = 0, bad = 0;
+    for (int v : iota(5)) {
+        if (v != expect) ++bad;
+        ++expect;
+    }
+    WEFT_CHECK_EQ(expect, 5);
+    WEFT_CHECK_EQ(bad, 0);
+}
+
+WEFT_TARGET_TEST(frame_report, prints_frames_and_pools) {
+    print_frame_report();
+    WEFT_CHECK(frame_allocator::record_count() > 0);
+}
