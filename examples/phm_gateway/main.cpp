@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: Apache-2.0
+// PHM gateway (seed 000, chapter 5): a simulated wireless sensor fleet sends
+// each measurement (F features, int16 fixed point 2^13, MT19937-seeded) as
+// one UDP datagram over loopback; the gateway files them per sensor, then
+// runs every sensor's linear SVM over its M measurements, once sequentially
+// and once interleaved (weft::batch, auto-tuned), flushing the caches before
+// each run, and prints a status per sensor plus time, instructions and cache
+// misses of both executions.
+//
+// This is an application: it allocates its data sets at start-up. The
+// weft::batch code it calls does not allocate.
+#include "collator.hpp"
+
+#include <weft/batch/batch.hpp>
+#include <weft_port/machine_info.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+using namespace weft::batch;
+
+namespace {
+weft::frame_pool<512, 16> lane_frames{"phm_lanes"};
+interleaver<8> runner;
+
+struct params {
+    std::size_t sensors = 20, measurements = 50, features = 512;
+    int runs = 9;
+    unsigned seed = 5489;  // MT19937's default seed
+    std::size_t bad_per_kind = 3;
+    bool verbose = true;
+};
+
+struct fleet {
+    std::vector<std::int16_t> truth;    // S*M*F features, as the sensors measured them
+    std::vector<std::int16_t> weights;  // S*F
+    std::vector<std::int32_t> bias;     // S
+};
+
+fleet simulate(const params& p) {
+    std::mt19937 rng(p.seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    fleet f;
+    f.truth.resize(p.sensors * p.measurements * p.features);
+    f.weights.resize(p.sensors * p.features);
+    f.bias.resize(p.sensors);
+    for (auto& w : f.weights) w = i16::from_double(u(rng));
+    const double sd = std::sqrt(double(p.features)) / 3.0;  // sd of w.x for uniform w, x
+    for (auto& b : f.bias) b = i16::acc_from_double((2.0 + 0.5 * u(rng)) * sd);
+    for (auto& x : f.truth) x = i16::from_double(u(rng));
+    return f;
+}
+
+// ---- network: fleet -> gateway over UDP loopback -------------------------
+
+struct link_report {
+    std::size_t sent = 0, received = 0;
+    double seconds = 0;
+    bool complete = false;
+};
+
+link_report transfer(const params& p, const fleet& f, phm::collator& col) {
+    link_report r;
+    int rx = ::socket(AF_INET, SOCK_DGRAM, 0);
+    int tx = ::socket(AF_INET, SOCK_DGRAM, 0);
+    if (rx < 0 || tx < 0) { std::perror("socket"); std::exit(1); }
+    int rcvbuf = 4 << 20;
+    ::setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    timeval tv{0, 200000};
+    ::setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (::bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 ||
+        ::getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len) < 0) { std::perror("bind"); std::exit(1); }
+
+    const std::size_t good = p.sensors * p.measurements, total = good + 3 * p.bad_per_kind;
+    std::atomic<std::size_t> processed{0};
+    auto t0 = weft::port::now_ns();
+    std::thread sender([&] {
+        std::vector<unsigned char> buf(phm::header_bytes + 2 * p.features + 64);
+        std::size_t sent = 0, bad_sent = 0;
+        auto send = [&](std::size_t n) {
+            // Flow control: at most 32 datagrams in flight, so the loopback
+            // socket buffer never overflows. acquire: pairs with the
+            // receiver's release so the count is current, not stale.
+            while (sent - processed.load(std::memory_order_acquire) >= 32) std::this_thread::yield();
+            ::sendto(tx, buf.data(), n, 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+            ++sent;
+        };
+        for (std::size_t m = 0; m < p.measurements; ++m)
+            for (std::size_t s = 0; s < p.sensors; ++s) {
+                std::size_t n = phm::encode(buf.data(), std::uint16_t(s), std::uint32_t(m),
+                                            &f.truth[(s * p.measurements + m) * p.features], std::uint16_t(p.features));
+                send(n);
+                // Now and then a faulty radio: truncated, oversized, unknown sensor.
+                if (bad_sent < 3 * p.bad_per_kind && (s * p.measurements + m) % 7 == 3) {
+                    switch (bad_sent % 3) {
+                        case 0: send(n - 5); break;                                   // truncated
+                        case 1: std::memset(buf.data() + n, 0xEE, 9); send(n + 9); break;  // oversized
+                        case 2: buf[4] = 0xFF; buf[5] = 0x7F; send(n); break;         // sensor 32767
+                    }
+                    ++bad_sent;
+                }
+            }
+        while (bad_sent < 3 * p.bad_per_kind) {  // tiny fleets: send the rest of the faults now
+            std::size_t n = phm::encode(buf.data(), 0x7FFF, 0, f.truth.data(), std::uint16_t(p.features));
+            send(bad_sent % 3 == 0 ? n - 5 : bad_sent % 3 == 1 ? n + 9 : n);
+            ++bad_sent;
+        }
+        r.sent = sent;
+    });
+    std::vector<unsigned char> buf(65536);
+    int idle = 0;
+    while (processed.load(std::memory_order_relaxed) < total && idle < 10) {
+        ssize_t n = ::recv(rx, buf.data(), buf.size(), 0);
+        if (n < 0) { ++idle; continue; }
+        idle = 0;
+        col.accept(buf.data(), std::size_t(n));
+        // release: the sender may reuse its window slot only after we took the datagram.
+        processed.fetch_add(1, std::memory_order_release);
+    }
+    sender.join();
+    r.received = processed.load();
+    r.seconds = double(weft::port::now_ns() - t0) / 1e9;
+    r.complete = col.complete();
+    ::close(rx);
+    ::close(tx);
+    return r;
+}
+
+// ---- inference ------------------------------------------------------------
+
+struct gateway_data {
+    std::vector<svm_table<i16>> tables;
+    std::vector<std::uint8_t> classes;
+};
+
+std::vector<unsigned char> flush_buffer;
+void flush_caches() {
+    // Write then read a buffer larger than every cache level (thesis §5.3.5).
+    for (std::size_t i = 0; i < flush_buffer.size(); i += 64) flush_buffer[i] = std::uint8_t(i);
+    volatile unsigned sum = 0;
+    for (std::size_t i = 0; i < flush_buffer.size(); i += 64) sum = sum + flush_buffer[i];
+}
+
+struct run_cost {
+    double ns = 0, instructions = 0, misses = 0;
+};
+
+weft::port::perf_counters* counters = nullptr;
+
+template <class P>
+run_cost run_once(const svm_batch<i16>& b, std::size_t lanes) {
+    flush_caches();
+    if (counters) counters->start();
+    auto t0 = weft::port::now_ns();
+    auto st = svm_infer<P, i16>(runner, lanes, b);
+    auto t1 = weft::port::now_ns();
+    if (counters) counters->stop();
+    if (!st) { std::fprintf(stderr, "phm_gateway: %s\n", st.err().message().c_str()); std::exit(1); }
+    run_cost c{double(t1 - t0), 0, 0};
+    if (counters) {
+        c.instructions = double(counters->value(weft::port::perf_counters::instructions));
+        c.misses = double(counters->value(weft::port::perf_counters::cache_misses));
+    }
+    return c;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+struct comparison {
+    run_cost seq, inter;
+    tune_choice tuned;
+    std::size_t rows_per_step = 1;
+    bool same_results = true;
+};
+
+comparison infer(const params& p, const fleet& f, const std::int16_t* values, gateway_data& g,
+                 const cache_hierarchy& caches) {
+    const std::size_t S = p.sensors, M = p.measurements, F = p.features;
+    g.tables.assign(S, {});
+    g.classes.assign(S * M, 0);
+    for (std::size_t s = 0; s < S; ++s)
+        g.tables[s] = {&f.weights[s * F], f.bias[s], values + s * M * F, M, &g.classes[s * M]};
+    svm_batch<i16> b{g.tables.data(), S, F, 1};
+
+    // [docs:phm_autotune]
+    tune_candidate cands[8 * 3];
+    std::size_t n = 0;
+    for (std::size_t lanes = 2; lanes <= 8; ++lanes)
+        for (std::size_t rps : {1u, 2u, 4u}) cands[n++] = {lanes, (rps + 1) * F * sizeof(std::int16_t)};
+    auto calibrate = [&](const tune_candidate& c) {
+        svm_batch<i16> t = b;
+        t.rows_per_step = c.step_bytes / (F * sizeof(std::int16_t)) - 1;
+        std::vector<double> r;
+        for (int i = 0; i < 3; ++i)
+            r.push_back(run_once<sequential>(t, 1).ns / run_once<interleaved>(t, c.lanes).ns);
+        return median(r);
+    };
+    auto choice = autotune(caches, cands, n, calibrate, tune_options{10, 5});
+    // [docs:phm_autotune]
+    comparison out;
+    out.tuned = *choice;
+    out.rows_per_step = choice->step_bytes / (F * sizeof(std::int16_t)) - 1;
+    svm_batch<i16> tuned = b;
+    tuned.rows_per_step = out.rows_per_step;
+
+    std::vector<double> sn, si, sq_i, in_i, sq_m, in_m;
+    std::vector<std::uint8_t> reference;
+    for (int r = 0; r < p.runs; ++r) {  // alternate the two executions (thesis §5.3.5)
+        run_cost a = run_once<sequential>(b, 1);
+        if (r == 0) reference = g.classes;
+        std::fill(g.classes.begin(), g.classes.end(), 2);
+        run_cost c = run_once<interleaved>(tuned, choice->lanes);
+        out.same_results = out.same_results && g.classes == reference;
+        sn.push_back(a.ns); si.push_back(c.ns);
+        sq_i.push_back(a.instructions); in_i.push_back(c.instructions);
+        sq_m.push_back(a.misses); in_m.push_back(c.misses);
+    }
+    out.seq = {median(sn), median(sq_i), median(sq_m)};
+    out.inter = {median(si), median(in_i), median(in_m)};
+    return out;
+}
+
+std::string fmt_count(double v) {
+    if (!counters) return "n/a";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f", v);
+    return b;
+}
+
+int run_config(const params& p, const cache_hierarchy& caches, bool print_status) {
+    fleet f = simulate(p);
+    std::vector<std::int16_t> values(p.sensors * p.measurements * p.features);
+    std::vector<std::uint8_t> seen(p.sensors * p.measurements);
+    phm::collator col(values.data(), seen.data(), p.sensors, p.measurements, p.features);
+    link_report link = transfer(p, f, col);
+    if (!link.complete) {
+        std::fprintf(stderr, "phm_gateway: only %zu of %zu measurements arrived\n", col.stored(),
+                     p.sensors * p.measurements);
+        return 1;
+    }
+    gateway_data g;
+    comparison c = infer(p, f, values.data(), g, caches);
+    const double saving = 1 - c.inter.ns / c.seq.ns;
+    if (print_status) {
+        std::printf("PHM gateway: %zu sensors x %zu measurements x %zu features (i16, 2^13), seed %u\n",
+                    p.sensors, p.measurements, p.features, p.seed);
+        std::printf("network: %zu datagrams over UDP 127.0.0.1 in %.3f s; stored %zu, rejected %zu "
+                    "(truncated %zu, oversized %zu, unknown_sensor %zu, other %zu), duplicates %zu\n",
+                    link.received, link.seconds, col.stored(), col.rejected(), col.count(phm::outcome::truncated),
+                    col.count(phm::outcome::oversized), col.count(phm::outcome::unknown_sensor),
+                    col.rejected() - col.count(phm::outcome::truncated) - col.count(phm::outcome::oversized) -
+                        col.count(phm::outcome::unknown_sensor),
+                    col.count(phm::outcome::duplicate));
+        for (std::size_t s = 0; s < p.sensors; ++s) {
+            std::size_t over = 0;
+            for (std::size_t m = 0; m < p.measurements; ++m) over += g.classes[s * p.measurements + m];
+            std::printf("sensor %3zu: %-5s (%zu of %zu measurements over threshold)\n", s, over ? "FAULT" : "ok",
+                        over, p.measurements);
+        }
+        std::printf("\n%-44s %12s %14s %14s\n", "execution (median of runs, caches flushed)", "time [us]",
+                    "instructions", "cache misses");
+        std::printf("%-44s %12.1f %14s %14s\n", "sequential", c.seq.ns / 1e3, fmt_count(c.seq.instructions).c_str(),
+                    fmt_count(c.seq.misses).c_str());
+        char label[64];
+        std::snprintf(label, sizeof label, "interleaved (%zu lanes, %zu row/step)", c.tuned.lanes, c.rows_per_step);
+        std::printf("%-44s %12.1f %14s %14s\n", label, c.inter.ns / 1e3, fmt_count(c.inter.instructions).c_str(),
+                    fmt_count(c.inter.misses).c_str());
+        std::printf("time saved: %.1f%% (speed-up %.3fx); results identical: %s\n", 100 * saving,
+                    c.seq.ns / c.inter.ns, c.same_results ? "yes" : "NO");
+        if (!counters) std::printf("(hardware counters unavailable on this machine: time only)\n");
+    }
+    std::printf("{\"suite\":\"batch\",\"workload\":\"phm_gateway\",\"system\":\"weft\",\"target\":\"%s\","
+                "\"unit\":\"ratio\",\"baseline\":\"sequential\",\"median\":%.4f,\"sensors\":%zu,\"measurements\":%zu,"
+                "\"features\":%zu,\"runs\":%d,\"sequential_ns\":%.0f,\"interleaved_ns\":%.0f,\"saving\":%.4f,"
+                "\"lanes\":%zu,\"rows_per_step\":%zu,\"active_set_bytes\":%zu,\"cache_bytes\":%zu,"
+                "\"sequential_instructions\":%s,\"interleaved_instructions\":%s,\"sequential_cache_misses\":%s,"
+                "\"interleaved_cache_misses\":%s,\"rejected\":%zu,\"identical\":%s}\n",
+                weft::port::target_name(), c.seq.ns / c.inter.ns, p.sensors, p.measurements, p.features, p.runs,
+                c.seq.ns, c.inter.ns, saving, c.tuned.lanes, c.rows_per_step, c.tuned.active_set_bytes,
+                caches.total(), counters ? fmt_count(c.seq.instructions).c_str() : "null",
+                counters ? fmt_count(c.inter.instructions).c_str() : "null",
+                counters ? fmt_count(c.seq.misses).c_str() : "null",
+                counters ? fmt_count(c.inter.misses).c_str() : "null", col.rejected(), c.same_results ? "true" : "false");
+    std::fflush(stdout);
+    return c.same_results ? 0 : 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    params p;
+    bool sweep = false, quick = false;
+    for (int i = 1; i < argc; ++i) {
+        auto next = [&] { return i + 1 < argc ? std::strtoul(argv[++i], nullptr, 10) : 0ul; };
+        if (!std::strcmp(argv[i], "--sensors")) p.sensors = next();
+        else if (!std::strcmp(argv[i], "--measurements")) p.measurements = next();
+        else if (!std::strcmp(argv[i], "--features")) p.features = next();
+        else if (!std::strcmp(argv[i], "--runs")) p.runs = int(next());
+        else if (!std::strcmp(argv[i], "--seed")) p.seed = unsigned(next());
+        else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
+        else if (!std::strcmp(argv[i], "--quick")) quick = true;
+        else {
+            std::fprintf(stderr, "usage: phm_gateway [--sensors S] [--measurements M] [--features F] [--runs R]"
+                                 " [--seed N] [--sweep [--quick]]\n");
+            return 2;
+        }
+    }
+    if (p.sensors == 0 || p.sensors > 1000 || p.measurements == 0 || p.features == 0 || p.features > 8192) {
+        std::fprintf(stderr, "phm_gateway: sensors 1..1000, measurements >= 1, features 1..8192\n");
+        return 2;
+    }
+    weft::port::cache_source src;
+    auto lv = weft::port::read_cache_levels(&src);
+    cache_hierarchy caches;
+    for (std::size_t i = 0; i < 4; ++i) caches.level_bytes[i] = lv.level_bytes[i];
+    caches.levels = lv.levels;
+    flush_buffer.assign(2 * caches.total(), 0);
+    static weft::port::perf_counters pc;
+    if (pc.available()) counters = &pc;
+    else std::fprintf(stderr, "phm_gateway: %s; reporting time only\n", pc.why());
+    if (!sweep) return run_config(p, caches, true);
+
+    std::vector<std::size_t> S{10, 20, 30, 40, 50}, M{10, 50, 100}, F{128, 512, 1024, 2048};
+    if (quick) S = {10, 50}, M = {10, 100}, F = {128, 2048};
+    int rc = 0;
+    for (auto s : S)
+        for (auto m : M)
+            for (auto fe : F) {
+                params q = p;
+                q.sensors = s, q.measurements = m, q.features = fe;
+                std::fprintf(stderr, "phm_gateway: S %zu M %zu F %zu\n", s, m, fe);
+                rc |= run_config(q, caches, false);
+            }
+    return rc;
+}

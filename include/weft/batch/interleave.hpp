@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// weft::batch::interleaver — runs K lanes round-robin over a list of items
+// (the thesis' coroutine_runner, seed 000 listing 5.1, without its vectors
+// and heap frames).
+//
+// Lane life cycle (numbers cited in run()):
+//
+//   (1) make(item)      (2) resume()          (3) done()
+//   ─────────────► suspended ───────► running ───────► finished
+//                        ▲    co_await    │                │ (4) reset(): slot back to the pool,
+//                        └────────────────┘                │     make(next item) reuses it
+//                                                          ▼
+//                                                 no items left: slot idle
+#include <weft/batch/lane.hpp>
+#include <weft/core/result.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::batch {
+
+/// Counters of the last run (for reports and tests).
+struct interleave_stats {
+    std::size_t lanes = 0;    ///< lanes actually used
+    std::size_t items = 0;    ///< items completed
+    std::uint64_t resumes = 0;  ///< lane resumptions (steps)
+};
+
+/// Round-robin runner with room for at most `MaxLanes` lanes (static, no heap).
+template <std::size_t MaxLanes>
+class interleaver {
+    static_assert(MaxLanes >= 1 && MaxLanes <= 64,
+                  "interleaver<MaxLanes>: MaxLanes must be in 1..64");
+
+public:
+    /// Largest lane count run() accepts.
+    static constexpr std::size_t max_lanes = MaxLanes;
+
+    /// Runs `make(i)` (returning a weft::batch::lane) for every i in
+    /// [0, items), at most `lanes` at a time, resuming them round-robin.
+    /// lanes == 1 is the sequential order. Does not allocate except lane
+    /// frames from the frame pools. Not ISR-safe, not reentrant.
+    /// Errors: errc::invalid if lanes is 0 or > MaxLanes; the pool's error
+    /// (no_memory / frame_too_large) if a lane frame cannot be created — then
+    /// every live lane is destroyed and the items already finished stay done.
+    template <class Make>
+    status run(std::size_t lanes, std::size_t items, Make&& make) noexcept {
+        stats_ = {};
+        for (lane& l : slot_) l = lane{};  // forget errors of an earlier run
+        if (lanes == 0 || lanes > MaxLanes)
+            return error{errc::invalid, "interleaver", "lanes", MaxLanes, "lane count out of range"};
+        if (lanes > items) lanes = items;
+        stats_.lanes = lanes;
+        std::size_t next = 0, live = 0;
+        for (; live < lanes; ++live) {  // (1)
+            slot_[live] = make(next++);
+            if (!slot_[live].valid()) return abandon(live + 1);
+        }
+        while (live > 0) {
+            for (std::size_t k = 0; k < lanes; ++k) {
+                lane& l = slot_[k];
+                if (!l.valid()) continue;
+                l.resume();  // (2)
+                ++stats_.resumes;
+                if (!l.done()) continue;
+                l.reset();  // (3)(4)
+                ++stats_.items;
+                if (next < items) {
+                    l = make(next++);
+                    if (!l.valid()) return abandon(lanes);
+                } else {
+                    --live;
+                }
+            }
+        }
+        return {};
+    }
+
+    /// Counters of the most recent run().
+    const interleave_stats& stats() const noexcept { return stats_; }
+
+private:
+    // A lane could not be created: free every frame, report the pool's error.
+    status abandon(std::size_t used) noexcept {
+        error e{};
+        for (std::size_t k = 0; k < used; ++k) {
+            if (!slot_[k].valid() && slot_[k].err()) e = slot_[k].err();
+            slot_[k].reset();
+        }
+        return e ? status{e} : status{errc::no_memory};
+    }
+
+    lane slot_[MaxLanes]{};
+    interleave_stats stats_{};
+};
+
+}  // namespace weft::batch

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// ImageNet normalisation (seed 000, §4.3.2): out = (in - mean[c]) / std[c]
+// for each channel c of an RGB image with values in [0, 1]. One work item is
+// one image; a step is `rows_per_step` rows of one channel.
+#include <weft/batch/interleave.hpp>
+#include <weft/batch/kernels/image.hpp>
+#include <weft/batch/lane.hpp>
+#include <weft/batch/numeric.hpp>
+#include <weft/batch/prefetch.hpp>
+
+#include <cstddef>
+
+namespace weft::batch {
+
+/// Per-channel mean and reciprocal standard deviation, in N's accumulator type.
+template <class N>
+struct normalise_params {
+    typename N::acc mean[3];
+    typename N::acc inv_std[3];  ///< 1/std (> 4: does not fit i16 storage, fits its accumulator)
+};
+
+/// The ImageNet constants: mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225).
+template <class N>
+constexpr normalise_params<N> imagenet_params() noexcept {
+    return {{N::acc_from_double(0.485), N::acc_from_double(0.456), N::acc_from_double(0.406)},
+            {N::acc_from_double(1 / 0.229), N::acc_from_double(1 / 0.224), N::acc_from_double(1 / 0.225)}};
+}
+
+/// One value: (x - mean) * inv_std, narrowed (saturating) to storage.
+template <class N>
+typename N::value normalise_value(typename N::value x, typename N::acc mean,
+                                  typename N::acc inv_std) noexcept {
+    return N::narrow(N::mul(typename N::acc(x) - mean, inv_std));
+}
+
+/// Lane body: normalise image `item` (channels must be 3).
+template <class Policy, class N>
+lane normalise_lane(const image_batch<N>& b, const normalise_params<N>& p, std::size_t item) {
+    const std::size_t step = b.rows_per_step ? b.rows_per_step : 1;
+    const std::size_t row_bytes = b.cols * sizeof(typename N::value);
+    for (std::size_t c = 0; c < 3; ++c) {
+        const typename N::value* in = b.inputs[item] + c * b.plane();
+        typename N::value* out = b.outputs[item] + c * b.plane();
+        for (std::size_t r = 0; r < b.rows; r += step) {
+            const std::size_t n = step < b.rows - r ? step : b.rows - r;
+            Policy::hint_write(out + r * b.cols, n * row_bytes);
+            co_await Policy::prefetch(in + r * b.cols, n * row_bytes);
+            for (std::size_t i = r * b.cols, e = (r + n) * b.cols; i < e; ++i)
+                out[i] = normalise_value<N>(in[i], p.mean[c], p.inv_std[c]);
+        }
+    }
+}
+
+/// Normalises every image of `b` on `runner`.
+/// Precondition: b.channels == 3 (errc::invalid otherwise).
+template <class Policy, class N, std::size_t K>
+status normalise(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
+                 const normalise_params<N>& p) noexcept {
+    if (b.channels != 3) return error{errc::invalid, "normalise", "image_batch", 3, "needs 3 channels"};
+    return runner.run(Policy::interleaves ? lanes : 1, b.images,
+                      [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });
+}
+
+}  // namespace weft::batch

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Numeric types of the batch kernels (seed 000, table 4.2):
+//
+//   name  storage  format                       accumulator
+//   i16   int16_t  fixed point, scale 2^13      int32_t (products rescaled to 2^13)
+//   i32   int32_t  fixed point, scale 2^26      int64_t (products rescaled to 2^26)
+//   f32   float    IEEE 754                     float
+//   f64   double   IEEE 754                     double
+//
+// Fixed-point products are (a * b) >> frac_bits in the accumulator type; the
+// shift of a negative value is arithmetic (defined since C++20), so results
+// are bit-exact on every target.
+#include <cstdint>
+#include <limits>
+
+namespace weft::batch {
+
+namespace detail {
+template <class Value, class Acc, int FracBits>
+struct fixed_point {
+    using value = Value;
+    using acc = Acc;
+    static constexpr int frac_bits = FracBits;
+    static constexpr bool is_fixed = true;
+    static constexpr Acc one = Acc(1) << FracBits;
+
+    /// Nearest representable value of x, saturated to the storage range.
+    static constexpr Value from_double(double x) noexcept {
+        double s = x * double(one);
+        s = s < 0 ? s - 0.5 : s + 0.5;
+        if (s >= double(std::numeric_limits<Value>::max())) return std::numeric_limits<Value>::max();
+        if (s <= double(std::numeric_limits<Value>::min())) return std::numeric_limits<Value>::min();
+        return Value(s);
+    }
+    /// An accumulator-scale constant (may exceed the storage range).
+    static constexpr Acc acc_from_double(double x) noexcept {
+        double s = x * double(one);
+        return Acc(s < 0 ? s - 0.5 : s + 0.5);
+    }
+    static constexpr double to_double(Acc v) noexcept { return double(v) / double(one); }
+    /// a * b at the same scale. Precondition: the raw product fits in Acc
+    /// (always true for two storage values).
+    static constexpr Acc mul(Acc a, Acc b) noexcept { return Acc((a * b) >> FracBits); }
+    /// Accumulator to storage, saturating.
+    static constexpr Value narrow(Acc v) noexcept {
+        if (v > Acc(std::numeric_limits<Value>::max())) return std::numeric_limits<Value>::max();
+        if (v < Acc(std::numeric_limits<Value>::min())) return std::numeric_limits<Value>::min();
+        return Value(v);
+    }
+};
+
+template <class Value>
+struct floating_point {
+    using value = Value;
+    using acc = Value;
+    static constexpr bool is_fixed = false;
+    static constexpr Value from_double(double x) noexcept { return Value(x); }
+    static constexpr Value acc_from_double(double x) noexcept { return Value(x); }
+    static constexpr double to_double(Value v) noexcept { return double(v); }
+    static constexpr Value mul(Value a, Value b) noexcept { return a * b; }
+    static constexpr Value narrow(Value v) noexcept { return v; }
+};
+}  // namespace detail
+
+/// 16-bit fixed point, 13 fractional bits (range [-4, 4)).
+struct i16 : detail::fixed_point<std::int16_t, std::int32_t, 13> {
+    static constexpr const char* name = "i16";
+};
+/// 32-bit fixed point, 26 fractional bits (range [-32, 32)).
+/// Products use a 64-bit intermediate; sums are int64_t.
+struct i32 : detail::fixed_point<std::int32_t, std::int64_t, 26> {
+    static constexpr const char* name = "i32";
+};
+/// IEEE single precision.
+struct f32 : detail::floating_point<float> {
+    static constexpr const char* name = "f32";
+};
+/// IEEE double precision.
+struct f64 : detail::floating_point<double> {
+    static constexpr const char* name = "f64";
+};
+
+}  // namespace weft::batch

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/batch/interleave.hpp>
+#include <weft/batch/prefetch.hpp>
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+weft::frame_pool<256, 4> lane_frames{"interleave_test"};
+
+struct trace {
+    std::vector<int> order;  // item * 10 + step
+};
+
+weft::batch::lane steps(trace& t, int item, int n) {
+    for (int s = 0; s < n; ++s) {
+        t.order.push_back(item * 10 + s);
+        co_await weft::batch::interleaved::yield();
+    }
+}
+}  // namespace
+
+TEST(interleaver, runs_lanes_round_robin_and_refills_finished_lanes) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    int len[] = {1, 3, 2};
+    auto st = r.run(2, 3, [&](std::size_t i) { return steps(t, int(i), len[i]); });
+    ASSERT_TRUE(st);
+    // lanes 0,1 start with items 0,1; item 0 finishes after one step and
+    // lane 0 takes item 2.
+    std::vector<int> want{0, 10, 11, 20, 12, 21};
+    EXPECT_EQ(t.order, want);
+    EXPECT_EQ(r.stats().items, 3u);
+    EXPECT_EQ(r.stats().lanes, 2u);
+    EXPECT_EQ(lane_frames.in_use(), 0u);
+    EXPECT_LE(lane_frames.peak(), 2u);
+}
+
+TEST(interleaver, one_lane_is_sequential_order) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    ASSERT_TRUE(r.run(1, 2, [&](std::size_t i) { return steps(t, int(i), 2); }));
+    EXPECT_EQ(t.order, (std::vector<int>{0, 1, 10, 11}));
+}
+
+TEST(interleaver, more_lanes_than_items_uses_only_items) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    ASSERT_TRUE(r.run(4, 1, [&](std::size_t i) { return steps(t, int(i), 1); }));
+    EXPECT_EQ(r.stats().lanes, 1u);
+    ASSERT_TRUE(r.run(4, 0, [&](std::size_t i) { return steps(t, int(i), 1); }));
+}
+
+TEST(interleaver, bad_lane_count_is_invalid) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    auto make = [&](std::size_t i) { return steps(t, int(i), 1); };
+    EXPECT_EQ(r.run(0, 3, make).code(), weft::errc::invalid);
+    EXPECT_EQ(r.run(5, 3, make).code(), weft::errc::invalid);
+}
+
+TEST(interleaver, frame_pool_exhaustion_is_reported_and_frames_freed) {
+    weft::frame_pool<256, 1> tiny{"tiny"};
+    weft::use_frames scope{tiny};
+    weft::batch::interleaver<4> r;
+    trace t;
+    auto st = r.run(2, 4, [&](std::size_t i) { return steps(t, int(i), 2); });
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), weft::errc::no_memory);
+    EXPECT_STREQ(st.err().object, "tiny");
+    EXPECT_EQ(tiny.in_use(), 0u);
+}
