@@ -66,8 +66,8 @@ public:
     std::size_t largest_request() const noexcept { return largest_; }
     bool owns(const void* p) const noexcept {
         auto a = reinterpret_cast<std::uintptr_t>(p);
-        auto b = reinterpret_cast<std::uintptr_t>(base_);
-        return a >= b && a < b + slot_bytes_ * slots_;
+        return a >= reinterpret_cast<std::uintptr_t>(base_) &&
+               a < reinterpret_cast<std::uintptr_t>(end_);
     }
 
     /// Not ISR-safe: frames are created and destroyed on the executor.
@@ -95,7 +95,8 @@ public:
 protected:
     frame_pool_base(const char* name, unsigned char* base, std::size_t slot_bytes,
                     std::size_t slots) noexcept
-        : name_(name), base_(base), slot_bytes_(slot_bytes), slots_(slots) {
+        : name_(name), base_(base), end_(base + slot_bytes * slots), slot_bytes_(slot_bytes),
+          slots_(slots) {
         for (std::size_t i = slots; i-- > 0;) {
             auto* s = reinterpret_cast<free_slot*>(base + i * slot_bytes);
             s->next = free_;
@@ -126,6 +127,7 @@ private:
 
     const char* name_;
     unsigned char* base_;
+    unsigned char* end_;  // base_ + slot_bytes_ * slots_: owns() without a multiply
     std::size_t slot_bytes_;
     std::size_t slots_;
     free_slot* free_ = nullptr;

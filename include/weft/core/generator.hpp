@@ -84,26 +84,35 @@ public:
             return {};
         }
 
+        // Owns the nested frame for the duration of the co_yield; holds two
+        // pointers only (GCC keeps awaiters in the parent's frame, and a
+        // generator is one frame per tree node in the recursive case).
         struct nested_awaiter {
-            generator inner;
-            status outcome{};
-            bool await_ready() noexcept {
-                if (!inner.h_) { outcome = inner.error_; return true; }
-                return false;
+            std::coroutine_handle<promise_type> inner;
+            promise_type* root;
+            explicit nested_awaiter(std::coroutine_handle<promise_type> h, promise_type* r) noexcept : inner(h), root(r) {}
+            nested_awaiter(nested_awaiter&& o) noexcept
+                : inner(std::exchange(o.inner, {})), root(o.root) {}
+            nested_awaiter& operator=(nested_awaiter&&) = delete;
+            ~nested_awaiter() {
+                if (inner) inner.destroy();
             }
+            bool await_ready() noexcept { return !inner; }
             std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
                 promise_type& parent = h.promise();
-                promise_type& child = inner.h_.promise();
+                promise_type& child = inner.promise();
                 child.root_ = parent.root_;
                 child.parent_ = &parent;
                 parent.root_->leaf_ = &child;
-                return inner.h_;  // start the child by symmetric transfer
+                return inner;  // start the child by symmetric transfer
             }
-            status await_resume() noexcept { return outcome; }
+            // A nested generator without a frame: yield_value stored its
+            // error in the root.
+            status await_resume() noexcept { return inner ? status{} : status{root->error_}; }
         };
         nested_awaiter yield_value(elements_of_t<T> e) noexcept {
             if (!e.inner.h_) root_->error_ = e.inner.error_;
-            return nested_awaiter{std::move(e.inner)};
+            return nested_awaiter{e.inner.release(), root_};
         }
 
         void return_void() noexcept {}
@@ -165,6 +174,7 @@ private:
         if (h_) h_.destroy();
         h_ = {};
     }
+    handle_type release() noexcept { return std::exchange(h_, {}); }
     handle_type h_;
     error error_{};
 };

@@ -144,7 +144,10 @@ private:
 template <>
 class result<void> {
 public:
-    constexpr result() noexcept = default;
+    // User-provided (not `= default`): `status{}` then skips the zero-fill
+    // that value-initialisation adds before the member initialisers, which
+    // GCC 12 -Os emits as a memset plus a copy on every co_await.
+    constexpr result() noexcept {}
     constexpr result(error e) noexcept : err_(e) {}
     constexpr result(errc code) noexcept : err_{code} {}
     constexpr bool has_value() const noexcept { return err_.code == errc::ok; }

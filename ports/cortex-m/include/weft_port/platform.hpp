@@ -158,10 +158,10 @@ inline void console_write(const char* text, std::size_t length) noexcept {
 
 /// Prints `message` and stops the program with exit status 2.
 [[noreturn]] inline void fatal(const char* message) noexcept {
-    std::size_t n = 0;
-    while (message[n]) ++n;
-    console_write(message, n);
-    console_write("\n", 1);
+    // SYS_WRITE0 takes the NUL-terminated string as is: no length loop,
+    // which GCC would turn into a call to newlib's 220-byte strlen.
+    cortex_m::semihost(0x04u /* SYS_WRITE0 */, message);
+    cortex_m::semihost(0x04u /* SYS_WRITE0 */, "\n");
     cortex_m::exit(2);
 }
 
