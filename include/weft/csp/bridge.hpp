@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The low-level bridge (SenseVM's ll_driver_t) as C++ concepts: what a
+// driver provides so that connect() can make it a channel endpoint.
+//
+//   input  (button, UART rx, timer):  std::size_t readable();  result<T> read();
+//   output (LED, UART tx):            std::size_t writable();  status write(T);
+//   both:  bool is_synchronous();     // true: readable/writable never change
+//                                     // by themselves (LED); false: the driver
+//                                     // raises an interrupt when they do
+//          void attach(executor&, irq_node&);  // the driver posts the node
+//                                     // (executor::post, interrupt-safe) from
+//                                     // its ISR whenever readable/writable grow
+//
+// read() and write() run on the executor. A driver reports its failures as
+// error values from read()/write() (e.g. "uart 'console': overflow (limit
+// 64)"); connect() records them, it never drops them silently.
+#include <weft/core/executor.hpp>
+#include <weft/core/interrupt_queue.hpp>
+#include <weft/core/result.hpp>
+
+#include <concepts>
+#include <cstddef>
+
+namespace weft::csp {
+
+/// Shared by both directions.
+template <class D>
+concept bridge = requires(D& d, executor& ex, irq_node& n) {
+    { d.is_synchronous() } noexcept -> std::convertible_to<bool>;
+    { d.attach(ex, n) } noexcept;
+};
+
+/// A driver that produces values of type T (driver -> channel).
+template <class D, class T>
+concept input_bridge = bridge<D> && requires(D& d) {
+    { d.readable() } noexcept -> std::convertible_to<std::size_t>;
+    { d.read() } noexcept -> std::same_as<result<T>>;
+};
+
+/// A driver that consumes values of type T (channel -> driver).
+template <class D, class T>
+concept output_bridge = bridge<D> && requires(D& d, T v) {
+    { d.writable() } noexcept -> std::convertible_to<std::size_t>;
+    { d.write(std::move(v)) } noexcept -> std::same_as<status>;
+};
+
+}  // namespace weft::csp

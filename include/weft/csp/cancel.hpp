@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// on_cancel(): the event "this task was cancelled". In a choose it commits
+// when the task is cancelled (before or during the sync) instead of the
+// sync failing with errc::cancelled, so a task can clean up in-line:
+//
+//   auto r = co_await choose(wrap(recv(jobs), run), wrap(on_cancel(), [] { return stop; }));
+//
+// Cancellation is still sticky (core rule): the task's later syncs without
+// on_cancel() end with `cancelled`.
+#include <weft/csp/event.hpp>
+
+namespace weft::csp {
+
+struct cancel_event : event_base<cancel_event> {
+    class operation {
+    public:
+        static constexpr leaf_index leaves = 1;
+        using value_type = void;
+        explicit operation(cancel_event&&) noexcept {}
+
+        void bind(sync_state& s, leaf_index base) noexcept {
+            leaf_ = base;
+            s.cancel_leaf = base;
+            ++s.live;
+        }
+        void limit(std::uint64_t) noexcept {}
+        bool poll(sync_state& s) noexcept {
+            if (!s.ctl->cancel_requested()) return false;
+            s.mark(leaf_);
+            return true;
+        }
+        void enqueue(sync_state&) noexcept {}  // the root's abort hook commits it
+        void withdraw() noexcept {}
+        status take(const sync_state& s) const noexcept {
+            if (s.winner == leaf_) return {};
+            return error{s.status, "event", "on_cancel", 0, nullptr};
+        }
+
+    private:
+        leaf_index leaf_ = 0;
+    };
+};
+
+/// The event "this task has been cancelled". Does not allocate.
+inline cancel_event on_cancel() noexcept { return {}; }
+
+}  // namespace weft::csp

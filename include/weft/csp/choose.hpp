@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// choose(e1, e2, ...): selective communication. Exactly one branch commits;
+// the offers of the others are withdrawn at once (in the same step, before
+// any other task runs). All branches must yield the same value type (use
+// wrap to map them).
+//
+// Fairness: when several branches are ready at sync time, choose polls them
+// starting at a rotating index, so under sustained load each ready branch
+// wins in turn and none is starved. choose_ordered polls in argument order
+// (a priority select). Among blocked partners, each channel serves its
+// waiting offers in FIFO order.
+#include <weft/csp/event.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace weft::csp {
+
+template <bool Rotate, class... Es>
+class choose_event : public event_base<choose_event<Rotate, Es...>> {
+    static_assert(sizeof...(Es) >= 1, "choose needs at least one event");
+    using first_value = event_value_t<std::tuple_element_t<0, std::tuple<Es...>>>;
+    static_assert((std::is_same_v<event_value_t<Es>, first_value> && ...),
+                  "choose: every branch must yield the same type; map branches with wrap(e, f)");
+
+public:
+    explicit choose_event(Es&&... es) noexcept : events_(std::move(es)...) {}
+
+    class operation {
+        static constexpr std::size_t n = sizeof...(Es);
+
+    public:
+        static constexpr leaf_index leaves = (Es::operation::leaves + ...);
+        using value_type = first_value;
+
+        explicit operation(choose_event&& e) noexcept
+            : ops_(std::apply([](Es&... es) { return std::tuple<typename Es::operation...>{
+                                  typename Es::operation{std::move(es)}...}; },
+                              e.events_)) {}
+
+        void bind(sync_state& s, leaf_index base) noexcept {
+            bind_all(s, base, std::index_sequence_for<Es...>{});
+        }
+        void limit(std::uint64_t latest_ns) noexcept {
+            std::apply([&](auto&... op) { (op.limit(latest_ns), ...); }, ops_);
+        }
+        bool poll(sync_state& s) noexcept {
+            std::size_t start = Rotate ? detail::next_rotation() % n : 0;
+            for (std::size_t k = 0; k < n; ++k) {
+                std::size_t i = start + k;
+                if (i >= n) i -= n;
+                if (poll_at(s, i, std::index_sequence_for<Es...>{})) return true;
+            }
+            return false;
+        }
+        void enqueue(sync_state& s) noexcept {
+            std::apply([&](auto&... op) { (op.enqueue(s), ...); }, ops_);
+        }
+        void withdraw() noexcept {
+            std::apply([](auto&... op) { (op.withdraw(), ...); }, ops_);
+        }
+        result<value_type> take(sync_state& s) noexcept {
+            return take_at(s, std::index_sequence_for<Es...>{});
+        }
+
+    private:
+        template <std::size_t... I>
+        void bind_all(sync_state& s, leaf_index base, std::index_sequence<I...>) noexcept {
+            leaf_index b = base;
+            ((bases_[I] = b, std::get<I>(ops_).bind(s, b), b = leaf_index(b + Es::operation::leaves)), ...);
+        }
+        template <std::size_t... I>
+        bool poll_at(sync_state& s, std::size_t i, std::index_sequence<I...>) noexcept {
+            bool hit = false;
+            ((I == i ? (hit = std::get<I>(ops_).poll(s)) : false), ...);
+            return hit;
+        }
+        template <std::size_t... I>
+        result<value_type> take_at(sync_state& s, std::index_sequence<I...>) noexcept {
+            // No winner (cancelled, timeout): the first branch reports it,
+            // naming its object; otherwise the branch holding the winner.
+            std::size_t which = 0;
+            ((s.winner >= bases_[I] && s.winner < bases_[I] + Es::operation::leaves ? (which = I) : 0), ...);
+            result<value_type> r{errc::invalid};
+            ((I == which ? (void)(r = std::get<I>(ops_).take(s)) : (void)0), ...);
+            return r;
+        }
+
+        std::tuple<typename Es::operation...> ops_;
+        leaf_index bases_[n] = {};
+    };
+
+private:
+    std::tuple<Es...> events_;
+};
+
+/// Selective communication over `es` with rotating fairness. Does not allocate.
+template <event... Es>
+choose_event<true, std::remove_cvref_t<Es>...> choose(Es&&... es) noexcept {
+    return choose_event<true, std::remove_cvref_t<Es>...>{std::move(es)...};
+}
+/// Like choose, but ready branches are tried in argument order (priority).
+template <event... Es>
+choose_event<false, std::remove_cvref_t<Es>...> choose_ordered(Es&&... es) noexcept {
+    return choose_event<false, std::remove_cvref_t<Es>...>{std::move(es)...};
+}
+
+}  // namespace weft::csp

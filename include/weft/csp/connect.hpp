@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// connect(ex, ch, driver): SenseVM's spawnExternal. The driver becomes a
+// process on the channel, without a task or a frame: the connection object
+// holds one offer and an irq_node.
+//
+//   weft::csp::channel<bool> bchan{"bchan"}, lchan{"lchan"};
+//   auto b = connect(ex, bchan, button);   // button presses are sent on bchan
+//   auto l = connect(ex, lchan, led);      // values received on lchan go to the LED
+//
+// Input (driver -> channel): on each interrupt the connection reads while
+// the driver is readable and sends each value; when the channel cannot take
+// it (rendezvous without receiver, full buffer) the value waits in the
+// connection as a send offer and the driver is not read further, so its
+// own buffer (or overflow report) applies back-pressure. Nothing is lost:
+// the value is sent when a receiver comes.
+// Output (channel -> driver): the connection keeps a receive offer on the
+// channel; each value is written while the driver is writable, otherwise it
+// waits for the driver's interrupt.
+// Driver errors and a closed channel are recorded: errors(), last_error().
+// The connection must outlive ex.run(); it is neither copied nor moved.
+#include <weft/core/executor.hpp>
+#include <weft/core/interrupt_queue.hpp>
+#include <weft/csp/bridge.hpp>
+#include <weft/csp/channel.hpp>
+#include <weft/csp/detail/sync_state.hpp>
+
+#include <optional>
+
+namespace weft::csp {
+
+namespace detail {
+/// State shared by both directions: error record and executor hooks.
+class connection_base : protected sync_state, protected irq_node {
+public:
+    connection_base(const connection_base&) = delete;
+    connection_base& operator=(const connection_base&) = delete;
+
+    /// Driver or channel failures seen so far (each also kept in last_error).
+    std::size_t errors() const noexcept { return errors_; }
+    /// The most recent failure; ok if none.
+    const error& last_error() const noexcept { return last_; }
+    /// Values moved between driver and channel.
+    std::size_t transferred() const noexcept { return transferred_; }
+
+protected:
+    connection_base(executor& ex, void (*irq)(irq_node*) noexcept) noexcept
+        : irq_node(irq), ex_(&ex) { ex.external_begin(); }
+    ~connection_base() { offer_.withdraw(); ex_->external_end(); }
+    void record(const error& e) noexcept { last_ = e; ++errors_; }
+
+    executor* ex_;
+    offer offer_{};
+    bool waiting_ = false;
+    std::size_t errors_ = 0, transferred_ = 0;
+    error last_{};
+};
+}  // namespace detail
+
+/// Driver -> channel. Created by connect().
+template <class T, std::size_t N, class D>
+class input_connection : public detail::connection_base {
+public:
+    input_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
+        : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
+        offer_.owner = this;
+        complete = &on_commit;
+        drv.attach(ex, *this);
+        pump();
+    }
+
+private:
+    static void on_irq(irq_node* n) noexcept { static_cast<input_connection*>(n)->pump(); }
+    static void on_commit(sync_state* s) noexcept {
+        auto* self = static_cast<input_connection*>(s);
+        self->waiting_ = false;
+        self->finish(self->status);
+        self->pump();
+    }
+    void finish(errc st) noexcept {
+        if (st == errc::ok) ++transferred_;
+        else record(ch_->make_error(st));  // closed: the value is reported, not lost silently
+        pending_.reset();
+    }
+    // Executor thread: move readable values into the channel.
+    void pump() noexcept {
+        while (!waiting_) {
+            if (!pending_) {
+                if (drv_->readable() == 0) return;
+                result<T> r = drv_->read();
+                if (!r) { record(r.err()); continue; }
+                pending_.emplace(std::move(*r));
+            }
+            errc st = errc::ok;
+            if (ch_->offer_send(*pending_, st)) { finish(st); continue; }
+            offer_.value = &*pending_;  // wait for a receiver (back-pressure)
+            waiting_ = true;
+            ch_->wait_send(offer_);
+        }
+    }
+
+    channel<T, N>* ch_;
+    D* drv_;
+    std::optional<T> pending_;
+};
+
+/// Channel -> driver. Created by connect().
+template <class T, std::size_t N, class D>
+class output_connection : public detail::connection_base {
+public:
+    output_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
+        : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
+        offer_.owner = this;
+        offer_.value = &slot_;
+        complete = &on_commit;
+        drv.attach(ex, *this);
+        pump();
+    }
+
+private:
+    static void on_irq(irq_node* n) noexcept { static_cast<output_connection*>(n)->pump(); }
+    static void on_commit(sync_state* s) noexcept {
+        auto* self = static_cast<output_connection*>(s);
+        self->waiting_ = false;
+        if (self->status != errc::ok) { self->closed_ = true; return; }
+        self->pump();
+    }
+    // Executor thread: write received values while the driver accepts them.
+    void pump() noexcept {
+        while (!waiting_ && !closed_) {
+            if (slot_) {
+                if (drv_->writable() == 0) return;  // the driver's interrupt resumes us
+                weft::status s = drv_->write(std::move(*slot_));
+                slot_.reset();
+                if (s) ++transferred_; else record(s.err());
+                continue;
+            }
+            errc st = errc::ok;
+            if (ch_->offer_recv(slot_, st)) {
+                if (st != errc::ok) closed_ = true;
+                continue;
+            }
+            waiting_ = true;
+            ch_->wait_recv(offer_);
+        }
+    }
+
+    channel<T, N>* ch_;
+    D* drv_;
+    std::optional<T> slot_;
+    bool closed_ = false;
+};
+
+/// Connects an input driver to `ch`: its values are sent on ch.
+/// Executor thread, before or during run(). Does not allocate.
+template <class T, std::size_t N, input_bridge<T> D>
+input_connection<T, N, D> connect(executor& ex, channel<T, N>& ch, D& drv) noexcept {
+    return {ex, ch, drv};
+}
+/// Connects an output driver to `ch`: values received on ch are written to it.
+template <class T, std::size_t N, output_bridge<T> D>
+    requires(!input_bridge<D, T>)
+output_connection<T, N, D> connect(executor& ex, channel<T, N>& ch, D& drv) noexcept {
+    return {ex, ch, drv};
+}
+
+}  // namespace weft::csp

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The state one synchronisation (one `co_await event`) shares with every
+// offer it leaves on channels, and the offer itself.
+//
+// A sync runs in three steps (numbers cited in the code):
+//
+//   bind ──(1)──> poll every leaf ──(2) one is ready──> committed (no suspension)
+//                        │
+//                        └──(3) none ready──> offer every leaf, park
+//                                               │
+//         (4) a partner / timer / cancel commits one leaf: every other offer
+//             is withdrawn at once, then the owner is completed (task woken,
+//             or a driver connection pumped)
+//
+// Offers live inside the waiting awaiter (inside the coroutine frame):
+// nothing is allocated. Everything here runs on the executor thread.
+#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/executor.hpp>
+#include <weft/core/result.hpp>
+#include <weft/core/task_control.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft::csp::detail {
+
+using leaf_index = std::uint16_t;
+inline constexpr leaf_index no_leaf = 0xffff;
+inline constexpr std::uint64_t no_time = ~std::uint64_t{0};
+
+/// One synchronisation in progress. The root awaiter (or a driver
+/// connection) derives from it.
+struct sync_state : weft::detail::wait_node {
+    /// (4) Called after a partner committed a leaf of this sync: withdraws
+    /// the other offers and completes the owner.
+    void (*complete)(sync_state* self) noexcept = nullptr;
+    task_control* ctl = nullptr;  ///< waiting task; nullptr for connections
+    leaf_index winner = no_leaf;  ///< committed leaf
+    leaf_index cancel_leaf = no_leaf;
+    leaf_index live = 0;          ///< leaves that may still commit (windows)
+    errc status = errc::ok;       ///< outcome of the committed leaf / of the sync
+
+    bool committed() const noexcept { return winner != no_leaf; }
+    /// (2) Marks `leaf` as the winner during the owner's own poll.
+    void mark(leaf_index leaf, errc st = errc::ok) noexcept {
+        winner = leaf;
+        status = st;
+    }
+    /// (4) A partner commits `leaf` of this (parked) sync.
+    void commit(leaf_index leaf, errc st = errc::ok) noexcept {
+        mark(leaf, st);
+        complete(this);
+    }
+    /// Ends a parked sync with no winner (timeout of every window).
+    void fail(errc st) noexcept {
+        status = st;
+        complete(this);
+    }
+    time_point now() const noexcept { return ctl->exec().now(); }
+};
+
+/// An offer left on a channel's queue by a parked sync: "this task sends
+/// *value" or "this task receives into *value".
+struct offer {
+    offer* prev = nullptr;
+    offer* next = nullptr;
+    sync_state* owner = nullptr;
+    void* value = nullptr;              ///< T* (send) or std::optional<T>* (recv)
+    std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
+    leaf_index leaf = 0;
+
+    /// False if the offer's window has closed (the timer that withdraws it
+    /// has not run yet): a partner must not match it.
+    bool eligible() const noexcept {
+        return latest_ns == no_time || to_ns(owner->now()) < latest_ns;
+    }
+    bool linked() const noexcept { return prev != nullptr; }
+    /// Unlinks the offer; a no-op if it is not queued.
+    void withdraw() noexcept {
+        if (!prev) return;
+        prev->next = next;
+        next->prev = prev;
+        prev = next = nullptr;
+    }
+};
+
+/// FIFO of offers with a sentinel. Like core's intrusive_list, plus the
+/// iteration a channel needs to skip offers whose window has closed.
+class offer_queue {
+public:
+    offer_queue() noexcept { head_.prev = head_.next = &head_; }
+    offer_queue(const offer_queue&) = delete;
+    offer_queue& operator=(const offer_queue&) = delete;
+
+    bool empty() const noexcept { return head_.next == &head_; }
+    void push_back(offer& o) noexcept {
+        o.prev = head_.prev;
+        o.next = &head_;
+        head_.prev->next = &o;
+        head_.prev = &o;
+    }
+    /// Unlinks and returns the oldest offer that may still commit, or nullptr.
+    offer* take_eligible() noexcept {
+        for (offer* o = head_.next; o != &head_; o = o->next) {
+            if (o->eligible()) {
+                o->withdraw();
+                return o;
+            }
+        }
+        return nullptr;
+    }
+    offer* pop_front() noexcept {
+        if (empty()) return nullptr;
+        offer* o = head_.next;
+        o->withdraw();
+        return o;
+    }
+
+private:
+    offer head_;
+};
+
+/// Start index for choose's poll: rotating, so that no ready branch is
+/// starved. Shared by all executors; lost updates are harmless (fairness
+/// only needs the start to move), so plain relaxed load and store suffice.
+inline unsigned next_rotation() noexcept {
+    static std::atomic<unsigned> rotor{0};
+    unsigned r = rotor.load(std::memory_order_relaxed);
+    rotor.store(r + 1, std::memory_order_relaxed);
+    return r;
+}
+
+}  // namespace weft::csp::detail

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Time-windowed synchronisation (the Synchron extension of SenseVM):
+//
+//   window(e, earliest, latest)   // absolute instants on the executor clock
+//   within(e, after, before)      // durations from the start of the sync
+//
+// Semantics: the event e may commit only at a time t with
+// earliest <= t < latest (executor clock, read when the match happens).
+// Before `earliest` it leaves no offers (partners cannot see it); at
+// `earliest` it polls once and then offers; at `latest` its offers are
+// withdrawn. A window that has closed can never commit: if every branch of
+// a sync has closed its window, the sync ends with errc::timeout. Partners
+// skip an offer whose window closed even if its withdrawal timer has not
+// run yet, so no commit is ever observed outside the window.
+//
+// State machine (numbers cited in the code):
+//
+//   waiting ──(1) now >= earliest──> open ──(2) now >= latest──> closed
+//      └───────────(3) now >= latest at sync start───────────────────^
+//
+// Periodic, drift-free loops keep their own logical time and advance it by
+// the period (Synchron's baseline): see docs/csp.md, "Windows".
+#include <weft/core/detail/timer_heap.hpp>
+#include <weft/core/time.hpp>
+#include <weft/csp/event.hpp>
+
+#include <utility>
+
+namespace weft::csp {
+
+template <class E>
+class window_event : public event_base<window_event<E>> {
+public:
+    window_event(E&& e, bool relative, duration a, duration b, time_point ta, time_point tb) noexcept
+        : event_(std::move(e)), relative_(relative), after_(a), before_(b), earliest_(ta), latest_(tb) {}
+
+    class operation : weft::detail::timer_node {
+        enum class state : unsigned char { waiting, open, closed };
+
+    public:
+        static constexpr leaf_index leaves = E::operation::leaves;
+        using value_type = event_value_t<E>;
+
+        explicit operation(window_event&& w) noexcept
+            : inner_(std::move(w.event_)), relative_(w.relative_), after_(w.after_),
+              before_(w.before_), earliest_(w.earliest_), latest_(w.latest_) {}
+        operation(operation&& o) noexcept
+            : weft::detail::timer_node(), inner_(std::move(o.inner_)), relative_(o.relative_),
+              after_(o.after_), before_(o.before_), earliest_(o.earliest_), latest_(o.latest_) {}
+
+        void bind(sync_state& s, leaf_index base) noexcept {
+            s_ = &s;
+            if (relative_) {
+                time_point now = s.now();
+                earliest_ = now + after_;
+                latest_ = now + before_;
+            }
+            inner_.bind(s, base);
+            inner_.limit(to_ns(latest_));
+        }
+        void limit(std::uint64_t t) noexcept {
+            if (t < to_ns(latest_)) latest_ = from_ns(t);
+            inner_.limit(t);
+        }
+        bool poll(sync_state& s) noexcept {
+            time_point now = s.now();
+            if (now >= latest_) { close_window(); return false; }  // (3)
+            if (now < earliest_) return false;
+            state_ = state::open;
+            return inner_.poll(s);
+        }
+        void enqueue(sync_state& s) noexcept {
+            if (state_ == state::closed) return;
+            fire = &on_fire;
+            if (state_ == state::open) {
+                inner_.enqueue(s);
+                deadline_ns = to_ns(latest_);
+            } else {
+                deadline_ns = to_ns(earliest_);
+            }
+            s.ctl->exec().arm(*this);
+        }
+        void withdraw() noexcept {
+            if (armed) s_->ctl->exec().disarm(*this);
+            inner_.withdraw();
+        }
+        result<value_type> take(sync_state& s) noexcept { return inner_.take(s); }
+
+    private:
+        void close_window() noexcept {
+            state_ = state::closed;
+            s_->live = leaf_index(s_->live - leaves);
+        }
+        static void on_fire(weft::detail::timer_node* n) noexcept {
+            auto* self = static_cast<operation*>(n);
+            sync_state& s = *self->s_;
+            if (self->state_ == state::waiting) {  // (1)
+                self->state_ = state::open;
+                if (self->inner_.poll(s)) { s.complete(&s); return; }
+                self->inner_.enqueue(s);
+                self->deadline_ns = to_ns(self->latest_);
+                s.ctl->exec().arm(*self);
+                return;
+            }
+            self->inner_.withdraw();  // (2)
+            self->close_window();
+            if (s.live == 0) s.fail(errc::timeout);
+        }
+
+        typename E::operation inner_;
+        bool relative_;
+        duration after_, before_;
+        time_point earliest_, latest_;
+        sync_state* s_ = nullptr;
+        state state_ = state::waiting;
+    };
+
+private:
+    E event_;
+    bool relative_;
+    duration after_, before_;
+    time_point earliest_, latest_;
+};
+
+/// e, allowed to commit only in [earliest, latest). Does not allocate.
+template <event E>
+window_event<std::remove_cvref_t<E>> window(E&& e, time_point earliest, time_point latest) noexcept {
+    return {std::move(e), false, {}, {}, earliest, latest};
+}
+/// e, allowed to commit only in [start + after, start + before), where
+/// start is the moment the sync begins. Does not allocate.
+template <event E>
+window_event<std::remove_cvref_t<E>> within(E&& e, duration after, duration before) noexcept {
+    return {std::move(e), true, after, before, {}, {}};
+}
+
+}  // namespace weft::csp

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Simulated UART over a socket pair. The "wire" is peer_fd(): whatever a
+// test or script writes there arrives on rx() (an asynchronous input
+// driver of bytes, fed by a reader thread that plays the RX interrupt);
+// bytes written to tx() (a synchronous output driver) can be read back
+// from peer_fd(). inject() writes to the wire from any thread.
+#include <weft/core/result.hpp>
+#include <weft_port/sim/irq_ring.hpp>
+
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace weft::sim {
+
+class uart {
+    static constexpr std::size_t fifo = 64;
+
+public:
+    explicit uart(const char* name = "uart") noexcept : rx_(*this), tx_(*this), name_(name) {
+        if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds_) != 0) fds_[0] = fds_[1] = -1;
+    }
+    uart(const uart&) = delete;
+    uart& operator=(const uart&) = delete;
+    ~uart() {
+        if (fds_[1] >= 0) ::shutdown(fds_[1], SHUT_RDWR);
+        if (started_) pthread_join(thread_, nullptr);
+        for (int fd : fds_) if (fd >= 0) ::close(fd);
+    }
+    const char* name() const noexcept { return name_; }
+    /// The far end of the wire.
+    int peer_fd() const noexcept { return fds_[1]; }
+    /// Writes bytes onto the wire (any thread).
+    void inject(const void* data, std::size_t n) noexcept {
+        const auto* p = static_cast<const std::uint8_t*>(data);
+        while (n > 0) {
+            ssize_t k = ::write(fds_[1], p, n);
+            if (k <= 0) return;
+            p += k;
+            n -= std::size_t(k);
+        }
+    }
+
+    /// RX half: bridge of std::uint8_t (asynchronous).
+    class rx_driver {
+    public:
+        explicit rx_driver(uart& u) noexcept : u_(&u) {}
+        bool is_synchronous() const noexcept { return false; }
+        void attach(executor& ex, irq_node& n) noexcept { u_->ring_.attach(ex, n); u_->start(); }
+        std::size_t readable() const noexcept { return u_->ring_.size() + (u_->ring_.overflowed() ? 1 : 0); }
+        result<std::uint8_t> read() noexcept {
+            if (u_->ring_.overflowed() && u_->ring_.take_overflows() != 0)
+                return error{errc::overflow, "uart", u_->name_, fifo, "rx bytes lost, FIFO full"};
+            return u_->ring_.pop();
+        }
+
+    private:
+        uart* u_;
+    };
+    /// TX half: bridge of std::uint8_t (synchronous).
+    class tx_driver {
+    public:
+        explicit tx_driver(uart& u) noexcept : u_(&u) {}
+        bool is_synchronous() const noexcept { return true; }
+        void attach(executor&, irq_node&) noexcept {}
+        std::size_t writable() const noexcept { return 1; }
+        status write(std::uint8_t b) noexcept {
+            if (::write(u_->fds_[0], &b, 1) != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
+            return {};
+        }
+
+    private:
+        uart* u_;
+    };
+    rx_driver& rx() noexcept { return rx_; }
+    tx_driver& tx() noexcept { return tx_; }
+
+private:
+    void start() noexcept {
+        if (started_ || fds_[0] < 0) return;
+        started_ = pthread_create(&thread_, nullptr, &reader, this) == 0;
+    }
+    // The simulated RX interrupt: one byte at a time into the FIFO. When
+    // the FIFO is full the reader waits (like hardware flow control), so
+    // a burst is not lost just because the executor is busy.
+    static void* reader(void* p) {
+        auto* u = static_cast<uart*>(p);
+        std::uint8_t b;
+        while (::read(u->fds_[0], &b, 1) == 1) {
+            while (u->ring_.size() == fifo) ::usleep(50);
+            (void)u->ring_.push(b);
+        }
+        return nullptr;
+    }
+
+    rx_driver rx_;
+    tx_driver tx_;
+    const char* name_;
+    int fds_[2] = {-1, -1};
+    irq_ring<std::uint8_t, fifo> ring_;
+    pthread_t thread_{};
+    bool started_ = false;
+};
+
+}  // namespace weft::sim
