@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Assembly: from the declared objects to a schedule.
+//
+//  1. resolve each port to its origin (the port whose value it shows);
+//  2. the dependency graph over reactions: r -> s if s follows r in the
+//     same reactor, or r writes a port whose zero-delay downstream s reads;
+//  3. Kahn's algorithm assigns levels (longest path from a source); nodes
+//     left over lie on or behind a cycle, which is reported by names;
+//  4. deadlines are inferred upstream (a reaction inherits the tightest
+//     deadline of anything it feeds), as in LF's C runtime;
+//  5. reactions are ranked by (level, inferred deadline, declaration):
+//     the ready set pops them in this order, which is level by level with
+//     earliest deadline first inside a level.
+// Everything uses the storage the environment already has; nothing allocates.
+#include <weft/reactor/detail/runtime.hpp>
+
+#include <cstdio>
+
+namespace weft::reactors {
+
+template <class F>
+void basic_environment::for_each_port_reader(detail::port_node& p, F&& f) noexcept {
+    for (detail::link* l = p.readers_; l; l = l->next) f(*l->owner);
+    for (detail::port_node* d = p.first_down_; d; d = d->next_down_)
+        if (!d->on_set_) for_each_port_reader(*d, f);  // `after` ends the zero-delay path
+}
+
+template <class F>
+void basic_environment::for_each_successor(detail::reaction_node& r, F&& f) noexcept {
+    if (r.next_in_reactor_) f(*r.next_in_reactor_);
+    for (std::uint8_t i = 0; i < r.link_count_; ++i) {
+        detail::link& l = r.links_[i];
+        auto k = l.target->kind_;
+        if (l.kind != detail::role::effect) continue;
+        if (k != detail::element_kind::input && k != detail::element_kind::output) continue;
+        for_each_port_reader(static_cast<detail::port_node&>(*l.target), [&](detail::reaction_node& s) {
+            if (&s != &r) f(s);
+        });
+    }
+}
+
+inline status basic_environment::assemble() noexcept {
+    if (assembled_) return {};
+    status s = assemble_graph();
+    if (s) assembled_ = true;
+    return s;
+}
+
+inline status basic_environment::assemble_graph() noexcept {
+    if (decl_error_) return decl_error_;
+    if (reaction_count_ > max_reactions_)
+        return error{errc::full, "environment", cfg_.name, max_reactions_, "too many reactions"};
+    for (detail::reactor_node* r = first_reactor_; r; r = r->next_global_)
+        if (r->first_mode_ && !r->current_mode_)
+            return error{errc::invalid, "reactor", r->name_, 0, "has modes but no initial mode"};
+    std::size_t timers = 0;
+    bool timer_only = true;
+    for (detail::element* e = first_element_; e; e = e->next_global_) {
+        auto k = e->kind_;
+        if (k == detail::element_kind::input || k == detail::element_kind::output) {
+            auto* p = static_cast<detail::port_node*>(e);
+            detail::port_node* o = p;
+            while (o->upstream_) o = o->upstream_;
+            p->origin_ = o;
+        }
+        if (k == detail::element_kind::timer) ++timers;
+        if (k == detail::element_kind::logical_action || k == detail::element_kind::physical_action ||
+            k == detail::element_kind::delay || k == detail::element_kind::reset)
+            timer_only = false;
+    }
+    if (timer_only && timers > queue_.capacity())
+        return error{errc::overflow, "environment", cfg_.name, queue_.capacity(),
+                     "event queue smaller than the timer bound"};
+
+    // (3) Kahn: by_rank_ doubles as the FIFO of the topological order.
+    const std::uint32_t n = reaction_count_;
+    for (auto* r = first_reaction_; r; r = r->next_global_) { r->pending_preds_ = 0; r->level_ = 0; }
+    for (auto* r = first_reaction_; r; r = r->next_global_)
+        for_each_successor(*r, [](detail::reaction_node& s) { ++s.pending_preds_; });
+    std::uint32_t tail = 0;
+    for (auto* r = first_reaction_; r; r = r->next_global_)
+        if (r->pending_preds_ == 0) by_rank_[tail++] = r;
+    for (std::uint32_t head = 0; head < tail; ++head) {
+        detail::reaction_node* r = by_rank_[head];
+        for_each_successor(*r, [&](detail::reaction_node& s) {
+            if (s.level_ < r->level_ + 1) s.level_ = r->level_ + 1;
+            if (--s.pending_preds_ == 0) by_rank_[tail++] = &s;
+        });
+    }
+    if (tail != n) {
+        report_cycle();
+        return error{errc::cycle, "environment", cfg_.name, 0, cycle_text_};
+    }
+    // (4) reverse topological order: successors are final before r.
+    for (std::uint32_t i = n; i-- > 0;) {
+        detail::reaction_node* r = by_rank_[i];
+        std::int64_t d = r->deadline_ >= 0 ? r->deadline_ : INT64_MAX;
+        for_each_successor(*r, [&](detail::reaction_node& s) {
+            if (s.inferred_deadline_ < d) d = s.inferred_deadline_;
+        });
+        r->inferred_deadline_ = d;
+    }
+    // (5) insertion sort: assembly runs once and n is small.
+    auto before = [](const detail::reaction_node* a, const detail::reaction_node* b) {
+        if (a->level_ != b->level_) return a->level_ < b->level_;
+        if (a->inferred_deadline_ != b->inferred_deadline_) return a->inferred_deadline_ < b->inferred_deadline_;
+        return a->index_ < b->index_;
+    };
+    for (std::uint32_t i = 1; i < n; ++i) {
+        detail::reaction_node* x = by_rank_[i];
+        std::uint32_t j = i;
+        for (; j > 0 && before(x, by_rank_[j - 1]); --j) by_rank_[j] = by_rank_[j - 1];
+        by_rank_[j] = x;
+    }
+    levels_ = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        by_rank_[i]->rank_ = i;
+        if (by_rank_[i]->level_ + 1 > levels_) levels_ = by_rank_[i]->level_ + 1;
+    }
+    return {};
+}
+
+// Every reaction left by Kahn has an unprocessed predecessor, so walking
+// predecessors from any of them must revisit a node: that loop is a cycle.
+// The walk uses rank_ as a visit stamp and by_rank_ (free now) as the path.
+inline void basic_environment::report_cycle() noexcept {
+    for (auto* r = first_reaction_; r; r = r->next_global_) r->rank_ = 0;
+    detail::reaction_node* x = nullptr;
+    for (auto* r = first_reaction_; r && !x; r = r->next_global_)
+        if (r->pending_preds_ > 0) x = r;
+    std::uint32_t len = 0;
+    detail::reaction_node* again = nullptr;
+    while (x && !again) {
+        x->rank_ = ++len;
+        by_rank_[len - 1] = x;
+        detail::reaction_node* pred = nullptr;
+        for (auto* y = first_reaction_; y && !pred; y = y->next_global_) {
+            if (y->pending_preds_ == 0) continue;
+            for_each_successor(*y, [&](detail::reaction_node& s) { if (&s == x) pred = y; });
+        }
+        if (pred && pred->rank_) again = pred;
+        x = pred;
+    }
+    // Path v0 <- v1 <- ... <- v(len-1) and again -> v(len-1): print the
+    // cycle in dependency order starting at `again`.
+    int w = std::snprintf(cycle_text_, sizeof cycle_text_, "causality cycle:");
+    auto put = [&](const detail::reaction_node* r, const char* sep) {
+        if (w < 0 || std::size_t(w) >= sizeof cycle_text_) return;
+        w += std::snprintf(cycle_text_ + w, sizeof cycle_text_ - std::size_t(w), "%s%s.%s", sep,
+                           r->owner_->name_, r->name_);
+    };
+    if (!again) return;
+    put(again, " ");
+    for (std::uint32_t i = len; i-- > again->rank_;) put(by_rank_[i], " -> ");
+    put(again, " -> ");
+}
+
+inline result<std::size_t> basic_environment::event_queue_bound() noexcept {
+    status s = assemble();
+    if (!s) return s.err();
+    std::size_t timers = 0;
+    for (detail::element* e = first_element_; e; e = e->next_global_) {
+        auto k = e->kind_;
+        if (k == detail::element_kind::logical_action || k == detail::element_kind::physical_action ||
+            k == detail::element_kind::delay || k == detail::element_kind::reset)
+            return error{errc::invalid, "environment", cfg_.name, 0,
+                         "no static event-queue bound: program schedules actions"};
+        if (k == detail::element_kind::timer) ++timers;
+    }
+    return timers;
+}
+
+}  // namespace weft::reactors

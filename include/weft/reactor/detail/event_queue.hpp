@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The event queue: a binary min-heap of (tag, trigger, value slot) over an
+// array whose capacity the application fixes (environment<Events, ...>).
+// Ties on the tag are broken by insertion order, so runs are repeatable.
+#include <weft/reactor/detail/nodes.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::reactors::detail {
+
+/// One pending event: `target` becomes present at `at` with value `slot`.
+struct event {
+    tag at{};
+    element* target = nullptr;
+    std::uint32_t seq = 0;
+    std::uint16_t slot = 0;
+};
+
+class event_queue {
+public:
+    event_queue(event* storage, std::size_t capacity) noexcept : e_(storage), cap_(capacity) {}
+
+    bool empty() const noexcept { return n_ == 0; }
+    bool full() const noexcept { return n_ == cap_; }
+    std::size_t size() const noexcept { return n_; }
+    std::size_t capacity() const noexcept { return cap_; }
+    std::size_t peak() const noexcept { return peak_; }
+    const event& top() const noexcept { return e_[0]; }
+    tag next_tag() const noexcept { return n_ ? e_[0].at : never_tag; }
+    event& at(std::size_t i) noexcept { return e_[i]; }
+
+    /// Precondition: !full().
+    void push(tag at, element* target, std::uint16_t slot) noexcept {
+        std::size_t i = n_++;
+        if (n_ > peak_) peak_ = n_;
+        event ev{at, target, seq_++, slot};
+        while (i > 0) {
+            std::size_t p = (i - 1) / 2;
+            if (!before(ev, e_[p])) break;
+            e_[i] = e_[p];
+            i = p;
+        }
+        e_[i] = ev;
+    }
+
+    event pop() noexcept {
+        event top = e_[0];
+        remove_at(0);
+        return top;
+    }
+
+    /// Replaces the top with an event for the same target (timers): one
+    /// sift instead of a pop and a push.
+    void replace_top(tag at, std::uint16_t slot) noexcept {
+        event ev{at, e_[0].target, seq_++, slot};
+        sift_down(0, ev);
+    }
+
+    /// Index of the pending event of `target` at `at`, or size() if none.
+    std::size_t find(const element* target, tag at) const noexcept {
+        for (std::size_t i = 0; i < n_; ++i)
+            if (e_[i].target == target && e_[i].at == at) return i;
+        return n_;
+    }
+
+    void remove_at(std::size_t i) noexcept {
+        event last = e_[--n_];
+        if (i == n_) return;
+        // The moved element may need to go up or down.
+        while (i > 0 && before(last, e_[(i - 1) / 2])) {
+            e_[i] = e_[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        sift_down(i, last);
+    }
+
+    /// Removes every event for which `take(ev)` returns true (after handing it over).
+    template <class F>
+    void extract_if(F&& take) noexcept {
+        std::size_t w = 0;
+        for (std::size_t r = 0; r < n_; ++r)
+            if (!take(e_[r])) e_[w++] = e_[r];
+        n_ = w;
+        for (std::size_t i = n_ / 2; i-- > 0;) sift_down(i, e_[i]);
+    }
+
+private:
+    static bool before(const event& a, const event& b) noexcept {
+        if (!(a.at == b.at)) return a.at < b.at;
+        return std::int32_t(a.seq - b.seq) < 0;
+    }
+    void sift_down(std::size_t i, event ev) noexcept {
+        for (;;) {
+            std::size_t c = 2 * i + 1;
+            if (c >= n_) break;
+            if (c + 1 < n_ && before(e_[c + 1], e_[c])) ++c;
+            if (!before(e_[c], ev)) break;
+            e_[i] = e_[c];
+            i = c;
+        }
+        e_[i] = ev;
+    }
+
+    event* e_;
+    std::size_t cap_;
+    std::size_t n_ = 0;
+    std::size_t peak_ = 0;
+    std::uint32_t seq_ = 0;
+};
+
+}  // namespace weft::reactors::detail

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Mode transitions, applied at the end of a tag (numbers refer to the
+// diagram in mode.hpp). Suspended events live in an array as large as the
+// event queue, with their remaining delay in place of their tag.
+#include <weft/reactor/detail/runtime.hpp>
+
+namespace weft::reactors {
+
+inline void basic_environment::apply_mode_changes() noexcept {
+    while (detail::reactor_node* r = pending_modes_) {
+        pending_modes_ = r->next_pending_;
+        r->next_pending_ = nullptr;
+        switch_mode(*r);
+    }
+}
+
+inline void basic_environment::switch_mode(detail::reactor_node& r) noexcept {
+    detail::mode_node* to = r.pending_mode_;
+    bool history = r.pending_history_;
+    r.pending_mode_ = nullptr;
+    // An outer transition this tag may have deactivated r: it stays put.
+    if (!to || !detail::mode_active(r.mode_)) return;
+    detail::mode_node* from = r.current_mode_;
+    if (from == to && history) return;
+    suspend_events(*from);  // (3)
+    r.current_mode_ = to;
+    if (history && to->entered_) enter_history(*to);  // (2)
+    else enter_reset(*to);                            // (1)
+    to->entered_ = true;
+}
+
+inline void basic_environment::suspend_events(detail::mode_node& leaving) noexcept {
+    queue_.extract_if([&](detail::event& ev) {
+        if (!ev.target->mode_ || !detail::mode_within(ev.target->mode_, &leaving)) return false;
+        if (suspended_count_ == queue_.capacity()) {
+            fail(error{errc::overflow, "mode", leaving.name_, queue_.capacity(), "too many suspended events"});
+            return true;
+        }
+        detail::event s = ev;
+        s.at.time = ev.at.time - now_.time;  // remaining delay
+        suspended_[suspended_count_++] = s;
+        return true;
+    });
+}
+
+inline void basic_environment::enter_reset(detail::mode_node& m) noexcept {
+    // Pending events of the mode (suspended when it was left) are dropped.
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < suspended_count_; ++i) {
+        detail::event& s = suspended_[i];
+        if (detail::mode_within(s.target->mode_, &m)) {
+            if (s.target->discard_) s.target->discard_(s.target, s.slot);
+        } else {
+            suspended_[w++] = s;
+        }
+    }
+    suspended_count_ = w;
+    // Nested modal reactors restart in their initial mode.
+    for (detail::reactor_node* x = first_reactor_; x; x = x->next_global_) {
+        if (!x->first_mode_ || !x->mode_ || !detail::mode_within(x->mode_, &m)) continue;
+        for (detail::mode_node* k = x->first_mode_; k; k = k->next_) {
+            if (k->initial_) x->current_mode_ = k;
+            k->entered_ = k->initial_;
+        }
+        x->pending_mode_ = nullptr;
+    }
+    for (detail::resettable* s = resettables_; s; s = s->next_)
+        if (s->mode_ && detail::mode_within(s->mode_, &m)) s->reset_(s);
+    tag next = delay_tag(now_, duration{0});
+    for (detail::element* e = first_element_; e; e = e->next_global_) {
+        if (!e->mode_ || !detail::mode_within(e->mode_, &m) || !detail::mode_active(e->mode_)) continue;
+        if (e->start_) e->start_(e);  // timers restart at now + offset
+        if (e->kind_ == detail::element_kind::reset && e->readers_) (void)post(*e, next, 0);
+    }
+}
+
+inline void basic_environment::enter_history(detail::mode_node& m) noexcept {
+    (void)m;  // every suspended event that is active again resumes
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < suspended_count_; ++i) {
+        detail::event s = suspended_[i];
+        if (!detail::mode_active(s.target->mode_)) { suspended_[w++] = s; continue; }
+        tag at = s.at.time > 0 ? tag{now_.time + s.at.time, s.at.microstep} : delay_tag(now_, duration{0});
+        (void)post(*s.target, at, s.slot);
+    }
+    suspended_count_ = w;
+}
+
+}  // namespace weft::reactors

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// basic_environment, part 1: the state of a running reactor program and
+// the operations that ports, actions, timers and reactions perform on it
+// (mark a reaction ready, make an element present, post an event). The
+// assembly and the scheduler loop are defined in environment.hpp.
+#include <weft/core/executor.hpp>
+#include <weft/core/result.hpp>
+#include <weft/core/task.hpp>
+#include <weft/reactor/detail/event_queue.hpp>
+#include <weft/reactor/detail/nodes.hpp>
+#include <weft/reactor/detail/ready_set.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace weft::reactors {
+
+class worker;
+
+/// How an environment runs. All fields have LF's defaults.
+struct environment_config {
+    const char* name = "environment";
+    /// Do not wait for physical time: jump to the next tag at once (LF `fast`).
+    bool fast = false;
+    /// Logical time at which the program stops (LF `timeout`); none if negative.
+    duration timeout = duration{-1};
+    /// Keep running with an empty event queue, waiting for physical actions
+    /// (LF `keepalive`). Programs with physical actions always keep alive.
+    bool keepalive = false;
+    /// A level is split across workers only when it has at least this many
+    /// ready reactions (below that, waking a worker costs more than it saves).
+    unsigned parallel_threshold = 8;
+};
+
+/// Counters for tests, examples and benchmarks.
+struct environment_stats {
+    std::uint64_t tags = 0;             ///< tags processed
+    std::uint64_t reactions = 0;        ///< reaction bodies run
+    std::uint64_t deadline_misses = 0;  ///< deadline handlers run instead
+    std::uint64_t parallel_levels = 0;  ///< levels split across workers
+};
+
+/// The part of an environment that does not depend on its capacities.
+/// Declare an environment<Events, Reactions> (environment.hpp).
+class basic_environment {
+public:
+    basic_environment(const basic_environment&) = delete;
+    basic_environment& operator=(const basic_environment&) = delete;
+
+    const char* name() const noexcept { return cfg_.name; }
+    const environment_config& config() const noexcept { return cfg_; }
+    /// The tag being processed (or last processed).
+    tag current_tag() const noexcept { return now_; }
+    /// Logical time since start (LF lf_time_logical_elapsed).
+    duration logical_time() const noexcept { return duration{now_.time}; }
+    /// Physical time since start, from the executor's clock.
+    duration physical_time() const noexcept {
+        return ex_ ? duration{std::int64_t(to_ns(ex_->now()) - start_ns_)} : duration{0};
+    }
+    /// The executor the program runs on (nullptr before start()).
+    executor* exec() const noexcept { return ex_; }
+    const environment_stats& stats() const noexcept { return stats_; }
+    /// Largest number of events queued at once so far.
+    std::size_t event_queue_peak() const noexcept { return queue_.peak(); }
+    std::size_t event_queue_capacity() const noexcept { return queue_.capacity(); }
+    std::uint32_t level_count() const noexcept { return levels_; }
+    std::uint32_t reaction_count() const noexcept { return reaction_count_; }
+
+    /// Stops at the next microstep: shutdown reactions run at (t, m + 1).
+    /// Interrupt-safe and callable from a foreign thread or a task.
+    void request_stop() noexcept;
+
+    /// Builds the dependency graph, rejects causality cycles (naming them),
+    /// assigns levels and scheduling ranks. Idempotent. Does not allocate.
+    [[nodiscard]] status assemble() noexcept;
+    /// For programs driven only by timers: the exact maximum number of
+    /// queued events (one per timer). An error for other programs.
+    [[nodiscard]] result<std::size_t> event_queue_bound() noexcept;
+    /// Assembles and starts the program as a task on `ex` (call ex.run()).
+    [[nodiscard]] status start(executor& ex) noexcept;
+    /// start(ex), ex.run(), then the program's outcome.
+    [[nodiscard]] status run(executor& ex) noexcept;
+    /// True once the program has stopped (shutdown done or failed).
+    bool finished() const noexcept { return finished_; }
+    /// How the program ended: ok, or the first error (overflow, ...).
+    status outcome() const noexcept { return failure_; }
+    /// Adds a worker (worker.hpp) before start(). Not interrupt-safe.
+    void add_worker(worker& w) noexcept;
+    /// The builtin triggers: present at the first tag and at the last one.
+    detail::element& startup() noexcept { return startup_; }
+    detail::element& shutdown() noexcept { return shutdown_; }
+
+    // --- used by ports, actions, timers, reactions and modes ---
+    void register_reactor(detail::reactor_node& r) noexcept;
+    void register_element(detail::element& e) noexcept {
+        if (last_element_) last_element_->next_global_ = &e; else first_element_ = &e;
+        last_element_ = &e;
+    }
+    void register_reaction(detail::reaction_node& r) noexcept {
+        r.index_ = reaction_count_++;
+        if (last_reaction_) last_reaction_->next_global_ = &r; else first_reaction_ = &r;
+        last_reaction_ = &r;
+    }
+    void register_resettable(detail::resettable& s) noexcept { s.next_ = resettables_; resettables_ = &s; }
+    void register_source(detail::physical_source& s) noexcept {
+        s.next_source_ = sources_;
+        sources_ = &s;
+        has_physical_ = true;
+    }
+    /// A declaration error (bad connection, too many dependencies, ...),
+    /// reported by assemble().
+    void declaration_error(const error& e) noexcept { if (!decl_error_) decl_error_ = e; }
+
+    std::uint64_t stamp() const noexcept { return stamp_; }
+    /// Executor time (ns) at which logical time 0 began.
+    std::uint64_t start_ns() const noexcept { return start_ns_; }
+    bool is_present(const detail::element& e) const noexcept { return e.stamp_ == stamp_; }
+
+    /// Marks `r` to run at the current tag.
+    void mark(detail::reaction_node& r) noexcept { ready_.mark(r.rank_, parallel_); }
+    /// Marks every reaction triggered by `e` (not its sources).
+    void trigger_readers(detail::element& e) noexcept {
+        for (detail::link* l = e.readers_; l; l = l->next)
+            if (l->kind == detail::role::trigger) mark(*l->owner);
+    }
+    /// Makes `e` present at the current tag and triggers its reactions.
+    void make_present(detail::element& e) noexcept {
+        e.stamp_ = stamp_;
+        trigger_readers(e);
+    }
+    /// An origin port got a value: present it downstream (zero delay).
+    void set_port(detail::port_node& p) noexcept {
+        make_present(p);
+        propagate(p);
+    }
+    /// Queues an event for `target` at `at` (>= next microstep). Fails, and
+    /// stops the program, when the event queue is full.
+    status post(detail::element& target, tag at, std::uint16_t slot) noexcept;
+    /// Is an event for `e` at `at` queued? O(queue size).
+    bool has_event(const detail::element& e, tag at) const noexcept {
+        return queue_.find(&e, at) != queue_.size();
+    }
+    /// Removes the queued event for `e` at `at`, if any.
+    void remove_event(const detail::element& e, tag at) noexcept {
+        std::size_t i = queue_.find(&e, at);
+        if (i != queue_.size()) queue_.remove_at(i);
+    }
+    /// Stops the program at once with `e` (no shutdown reactions).
+    void fail(const error& e) noexcept;
+    /// A reaction asked its reactor to switch to `m` at the end of the tag.
+    void request_mode(detail::reactor_node& r, detail::mode_node& m, bool history) noexcept;
+    /// A physical source has data (interrupt-safe): wake the scheduler.
+    void physical_pending() noexcept;
+    /// Serialises shared structures while a level runs on several workers.
+    struct guard {
+        explicit guard(basic_environment& env) noexcept : e_(env.parallel_ ? &env : nullptr) {
+            if (e_) while (e_->lock_.test_and_set(std::memory_order_acquire)) {}
+        }
+        ~guard() { if (e_) e_->lock_.clear(std::memory_order_release); }
+        basic_environment* e_;
+    };
+
+protected:
+    basic_environment(const environment_config& cfg, detail::event* events, std::size_t nevents,
+                      detail::event* suspended, detail::reaction_node** by_rank,
+                      std::uint64_t* ready_words, std::size_t max_reactions,
+                      detail::reaction_node** batch) noexcept
+        : cfg_(cfg), queue_(events, nevents), suspended_(suspended), by_rank_(by_rank),
+          max_reactions_(max_reactions), ready_(ready_words, (max_reactions + 63) / 64) {
+        batch_ = batch;
+        startup_.name_ = "startup";
+        startup_.kind_ = detail::element_kind::startup;
+        shutdown_.name_ = "shutdown";
+        shutdown_.kind_ = detail::element_kind::shutdown;
+    }
+
+private:
+    friend class worker;
+    struct wait_operation;
+    void propagate(detail::port_node& p) noexcept {
+        for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
+            if (d->on_set_) { d->on_set_(d); continue; }
+            trigger_readers(*d);
+            propagate(*d);
+        }
+    }
+    task<status> main_task() noexcept;
+    bool wake_reason() const noexcept;
+    status assemble_graph() noexcept;
+    void startup_tag() noexcept;
+    tag next_stop_candidate() noexcept;
+    void process_tag(tag t, bool stopping) noexcept;
+    void run_reactions() noexcept;
+    void run_one(detail::reaction_node& r) noexcept;
+    void run_batch(std::uint32_t n) noexcept;
+    void work_batch(std::uint32_t generation) noexcept;
+    template <class F> void for_each_successor(detail::reaction_node& r, F&& f) noexcept;
+    template <class F> void for_each_port_reader(detail::port_node& p, F&& f) noexcept;
+    void report_cycle() noexcept;
+    void drain_physical() noexcept;
+    void apply_mode_changes() noexcept;
+    void switch_mode(detail::reactor_node& r) noexcept;
+    void suspend_events(detail::mode_node& leaving) noexcept;
+    void enter_reset(detail::mode_node& entering) noexcept;
+    void enter_history(detail::mode_node& entering) noexcept;
+
+    environment_config cfg_;
+    detail::event_queue queue_;
+    detail::event* suspended_;
+    std::size_t suspended_count_ = 0;
+    detail::reaction_node** by_rank_;
+    std::size_t max_reactions_;
+    detail::ready_set ready_;
+
+    detail::reactor_node* first_reactor_ = nullptr;
+    detail::reactor_node* last_reactor_ = nullptr;
+    detail::element* first_element_ = nullptr;
+    detail::element* last_element_ = nullptr;
+    detail::reaction_node* first_reaction_ = nullptr;
+    detail::reaction_node* last_reaction_ = nullptr;
+    detail::resettable* resettables_ = nullptr;
+    detail::physical_source* sources_ = nullptr;
+    detail::reactor_node* pending_modes_ = nullptr;
+    worker* workers_ = nullptr;
+    std::uint32_t reactor_count_ = 0;
+    std::uint32_t reaction_count_ = 0;
+    std::uint32_t levels_ = 0;
+    error decl_error_{};
+    error failure_{};
+    char cycle_text_[96] = {};
+
+    executor* ex_ = nullptr;
+    std::uint64_t start_ns_ = 0;
+    tag now_{};
+    tag stop_tag_ = never_tag;
+    std::uint64_t stamp_ = 1;
+    environment_stats stats_{};
+    wait_operation* waiting_ = nullptr;
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> physical_flag_{false};
+    std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
+    struct wake_node : irq_node {
+        explicit wake_node(basic_environment* e) noexcept : irq_node(&on_wake), env(e) {}
+        basic_environment* env;
+    } wake_node_{this};
+    // Level batches shared with workers (worker.hpp).
+    detail::reaction_node** batch_ = nullptr;
+    std::atomic<std::uint32_t> batch_size_{0};
+    std::atomic<std::uint64_t> batch_claim_{0};  // (generation << 32) | next index
+    std::atomic<std::uint32_t> batch_done_{0};
+    std::uint32_t batch_gen_ = 0;
+    bool stop_handled_ = false;
+    detail::element startup_{};
+    detail::element shutdown_{};
+    bool assembled_ = false;
+    bool has_physical_ = false;
+    bool finished_ = false;
+    bool failed_ = false;
+    bool parallel_ = false;
+    bool started_ = false;
+
+    static void on_wake(irq_node* n) noexcept;
+    friend struct detail::reactor_node;
+};
+
+inline void basic_environment::register_reactor(detail::reactor_node& r) noexcept {
+    r.index_ = reactor_count_++;
+    if (last_reactor_) last_reactor_->next_global_ = &r; else first_reactor_ = &r;
+    last_reactor_ = &r;
+}
+
+namespace detail {
+/// "action", "timer", ... for messages.
+constexpr const char* kind_name(element_kind k) noexcept {
+    switch (k) {
+        case element_kind::input: return "input";
+        case element_kind::output: return "output";
+        case element_kind::timer: return "timer";
+        case element_kind::logical_action: return "action";
+        case element_kind::physical_action: return "physical action";
+        case element_kind::startup: return "startup";
+        case element_kind::shutdown: return "shutdown";
+        case element_kind::reset: return "mode";
+        case element_kind::delay: return "after";
+    }
+    return "element";
+}
+}  // namespace detail
+
+inline status basic_environment::post(detail::element& target, tag at, std::uint16_t slot) noexcept {
+    if (queue_.full()) {
+        // Names the action that could not be queued and the queue's capacity
+        // (seed 001's "Unbounded" program ends here).
+        error e{errc::overflow, detail::kind_name(target.kind_), target.name_, queue_.capacity(),
+                "event queue full"};
+        fail(e);
+        return e;
+    }
+    queue_.push(at, &target, slot);
+    return {};
+}
+
+inline void basic_environment::fail(const error& e) noexcept {
+    if (failed_) return;
+    failed_ = true;
+    failure_ = e;
+}
+
+inline void basic_environment::request_mode(detail::reactor_node& r, detail::mode_node& m,
+                                            bool history) noexcept {
+    guard g{*this};
+    bool queued = r.pending_mode_ != nullptr;
+    r.pending_mode_ = &m;
+    r.pending_history_ = history;
+    if (queued) return;
+    // Keep the list in declaration order: outer reactors switch first.
+    detail::reactor_node** p = &pending_modes_;
+    while (*p && (*p)->index_ < r.index_) p = &(*p)->next_pending_;
+    r.next_pending_ = *p;
+    *p = &r;
+}
+
+inline void basic_environment::physical_pending() noexcept {
+    // release: the scheduler's acquire exchange sees the buffered entry.
+    physical_flag_.store(true, std::memory_order_release);
+    if (ex_) ex_->post(wake_node_);
+}
+
+inline void basic_environment::request_stop() noexcept {
+    stop_requested_.store(true, std::memory_order_release);
+    if (ex_) ex_->post(wake_node_);
+}
+
+namespace detail {
+inline void init_element(element& e, place where, const char* name, element_kind k) noexcept {
+    e.name_ = name;
+    e.owner_ = where.owner;
+    e.mode_ = where.mode;
+    e.kind_ = k;
+    where.owner->env_->register_element(e);
+}
+}  // namespace detail
+
+}  // namespace weft::reactors

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// environment<Events, Reactions>: owns the event queue (Events entries)
+// and the scheduling tables (up to Reactions reactions), assembles the
+// program, and runs it as one task on a weft executor.
+//
+//   weft::reactors::environment<16, 32> env{{.name = "app", .timeout = 1s}};
+//   my_app app{env, "app"};
+//   weft::executor ex{{"main"}};
+//   weft::status s = env.run(ex);          // or env.start(ex); ... ex.run();
+//
+// The scheduler loop, once per tag:
+//
+//   ┌─> (1) drain physical actions (interrupt buffers -> event queue)
+//   │   (2) next tag = min(earliest event, stop tag); starvation or a stop
+//   │       request fixes the stop tag (LF termination rules)
+//   │   (3) unless fast: sleep until physical time reaches the tag's time;
+//   │       a physical action or request_stop wakes the sleep early -> (1)
+//   │   (4) pop every event of the tag, mark triggered reactions; startup /
+//   │       shutdown at the first / stop tag
+//   │   (5) run marked reactions by rank (level, then deadline); levels with
+//   │       enough ready reactions are shared with workers
+//   │   (6) apply mode transitions requested during the tag
+//   └── (7) stop tag or failure? finish : continue
+//
+// Waiting uses the executor's timer heap and an irq_node, so the executor
+// sleeps in the port (never polls) and other tasks run meanwhile.
+#include <weft/core/executor.hpp>
+#include <weft/core/task.hpp>
+#include <weft/reactor/deadline.hpp>
+#include <weft/reactor/detail/assembly.hpp>
+#include <weft/reactor/detail/mode_switch.hpp>
+#include <weft/reactor/detail/runtime.hpp>
+#include <weft/reactor/worker.hpp>
+
+#include <cstddef>
+
+namespace weft::reactors {
+
+/// Sleeps the scheduler task until `until_ns` (or forever) unless woken
+/// by a physical action, request_stop() or cancellation.
+struct basic_environment::wait_operation : weft::detail::timer_node, weft::detail::wait_node {
+    wait_operation(basic_environment* e, std::uint64_t until) noexcept : env(e), until_ns(until) {}
+    basic_environment* env;
+    std::uint64_t until_ns;
+    task_control* ctl = nullptr;
+    bool cancelled = false;
+
+    bool await_ready() const noexcept { return env->wake_reason(); }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        ctl = &h.promise().control();
+        if (ctl->cancel_requested()) { cancelled = true; return false; }
+        executor& ex = ctl->exec();
+        if (until_ns != port::no_deadline) {
+            if (until_ns <= to_ns(ex.now())) return false;
+            deadline_ns = until_ns;
+            fire = &on_fire;
+            ex.arm(*this);
+        }
+        abort = &on_abort;
+        env->waiting_ = this;
+        ctl->park(h, this);
+        return true;
+    }
+    void await_resume() const noexcept {}
+
+    void wake() noexcept {
+        ctl->exec().disarm(*this);
+        env->waiting_ = nullptr;
+        ctl->wake();
+    }
+    static void on_fire(weft::detail::timer_node* n) noexcept {
+        auto* self = static_cast<wait_operation*>(n);
+        self->env->waiting_ = nullptr;
+        self->ctl->wake();
+    }
+    static void on_abort(weft::detail::wait_node* w, errc) noexcept {
+        auto* self = static_cast<wait_operation*>(w);
+        self->cancelled = true;
+        self->wake();
+    }
+};
+
+inline bool basic_environment::wake_reason() const noexcept {
+    return physical_flag_.load(std::memory_order_acquire) ||
+           (stop_requested_.load(std::memory_order_acquire) && !stop_handled_);
+}
+
+inline void basic_environment::on_wake(irq_node* n) noexcept {
+    basic_environment* env = static_cast<wake_node*>(n)->env;
+    if (env->waiting_) env->waiting_->wake();
+}
+
+inline void basic_environment::drain_physical() noexcept {
+    // acquire: pairs with physical_pending()'s release.
+    if (!physical_flag_.exchange(false, std::memory_order_acquire)) return;
+    for (detail::physical_source* s = sources_; s; s = s->next_source_) s->drain_(s);
+}
+
+inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
+    if (r.mode_ && !detail::mode_active(r.mode_)) return;
+    if (r.deadline_ >= 0) {
+        std::int64_t lag = std::int64_t(to_ns(ex_->now()) - start_ns_) - now_.time;
+        if (detail::deadline_missed(lag, r.deadline_)) {
+            if (parallel_) std::atomic_ref<std::uint64_t>(stats_.deadline_misses).fetch_add(1, std::memory_order_relaxed);
+            else ++stats_.deadline_misses;
+            if (r.handler_) r.handler_();
+            return;
+        }
+    }
+    r.body_();
+}
+
+inline void basic_environment::run_reactions() noexcept {
+    if (!workers_) {
+        for (std::int64_t k; (k = ready_.pop()) >= 0;) {
+            ++stats_.reactions;
+            run_one(*by_rank_[k]);
+        }
+        return;
+    }
+    // With workers: take one level at a time; share it if it is wide enough.
+    for (std::int64_t k; (k = ready_.peek()) >= 0;) {
+        std::uint32_t level = by_rank_[k]->level_;
+        std::uint32_t n = 0;
+        while ((k = ready_.peek()) >= 0 && by_rank_[k]->level_ == level) {
+            (void)ready_.pop();
+            batch_[n++] = by_rank_[k];
+        }
+        stats_.reactions += n;
+        if (n >= cfg_.parallel_threshold) run_batch(n);
+        else for (std::uint32_t i = 0; i < n; ++i) run_one(*batch_[i]);
+    }
+}
+
+inline void basic_environment::process_tag(tag t, bool stopping) noexcept {
+    bool first = stats_.tags == 0;
+    now_ = t;
+    ++stamp_;
+    ++stats_.tags;
+    ready_.reset_cursor();
+    if (first) make_present(startup_);
+    while (!queue_.empty() && queue_.top().at == t) {
+        detail::event ev = queue_.pop();
+        ev.target->fire_(ev.target, ev.slot);
+    }
+    if (stopping) make_present(shutdown_);
+    run_reactions();
+}
+
+inline task<status> basic_environment::main_task() noexcept {
+    for (detail::element* e = first_element_; e; e = e->next_global_)
+        if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
+    const bool keepalive = cfg_.keepalive || has_physical_;
+    bool first = true;
+    for (;;) {
+        drain_physical();  // (1)
+        if (stop_requested_.load(std::memory_order_acquire) && !stop_handled_) {  // (2)
+            stop_handled_ = true;
+            tag s = first ? tag{0, 0} : delay_tag(now_, duration{0});
+            if (s < stop_tag_) stop_tag_ = s;
+        }
+        tag next = first ? tag{0, 0} : queue_.next_tag();
+        if (!first && queue_.empty() && !keepalive) {  // starvation
+            tag s = delay_tag(now_, duration{0});
+            if (s < stop_tag_) stop_tag_ = s;
+        }
+        if (stop_tag_ < next) next = stop_tag_;
+        if (next == never_tag) {  // keepalive: nothing to do until a physical action
+            wait_operation w{this, port::no_deadline};
+            co_await w;
+            if (w.cancelled) { fail(error{errc::cancelled, "environment", cfg_.name, 0, nullptr}); break; }
+            continue;
+        }
+        if (!cfg_.fast) {  // (3)
+            std::uint64_t due = start_ns_ + std::uint64_t(next.time);
+            if (to_ns(ex_->now()) < due) {
+                wait_operation w{this, due};
+                co_await w;
+                if (w.cancelled) { fail(error{errc::cancelled, "environment", cfg_.name, 0, nullptr}); break; }
+                continue;  // re-evaluate: something may have arrived earlier
+            }
+        }
+        process_tag(next, next == stop_tag_);  // (4) (5)
+        first = false;
+        if (failed_) break;
+        apply_mode_changes();  // (6)
+        if (failed_ || next == stop_tag_) break;  // (7)
+    }
+    finished_ = true;
+    for (worker* w = workers_; w; w = w->next_) w->stop();
+    co_return status{failure_};
+}
+
+inline status basic_environment::start(executor& ex) noexcept {
+    if (started_) return error{errc::busy, "environment", cfg_.name, 0, "already started"};
+    status s = assemble();
+    if (!s) return s;
+    if (cfg_.timeout.count() >= 0) stop_tag_ = tag{cfg_.timeout.count(), 0};
+    ex_ = &ex;
+    start_ns_ = to_ns(ex.now());
+    auto h = ex.spawn(main_task());
+    if (!h) { ex_ = nullptr; return h.err(); }
+    started_ = true;
+    return {};  // the handle detaches: the frame is freed when the program ends
+}
+
+inline status basic_environment::run(executor& ex) noexcept {
+    status s = start(ex);
+    if (!s) return s;
+    (void)ex.run();
+    if (!finished_)
+        return error{errc::invalid, "environment", cfg_.name, 0,
+                     "executor stopped first (stalled: keepalive without event sources?)"};
+    return failure_;
+}
+
+/// A reactor program's environment with static capacities: `Events`
+/// queued events, `Reactions` reactions.
+template <std::size_t Events = 32, std::size_t Reactions = 64>
+class environment : public basic_environment {
+    static_assert(Events >= 1 && Reactions >= 1, "environment capacities must be positive");
+
+public:
+    explicit environment(const environment_config& cfg = {}) noexcept
+        : basic_environment(cfg, events_, Events, suspended_, by_rank_, ready_words_, Reactions, batch_) {}
+
+private:
+    detail::event events_[Events];
+    detail::event suspended_[Events];
+    detail::reaction_node* by_rank_[Reactions] = {};
+    detail::reaction_node* batch_[Reactions] = {};
+    std::uint64_t ready_words_[(Reactions + 63) / 64] = {};
+};
+
+}  // namespace weft::reactors

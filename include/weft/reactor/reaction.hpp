@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// reaction: a body with declared dependencies.
+//
+//   reaction r{*this, "name",
+//              on(trigger...),          // runs when any of these is present
+//              reads(source...),        // may read these, never triggered by them
+//              writes(effect...),       // may set these ports / schedule these actions
+//              [this] { ... },          // the body (captures `this` only)
+//              deadline(1ms, [this] { ... })};  // optional
+//
+// on() is required; reads() and writes() are optional and may come in any
+// order before the body. Declaration order within a reactor is execution
+// order within a tag (assembly adds that dependency).
+#include <weft/reactor/deadline.hpp>
+#include <weft/reactor/detail/runtime.hpp>
+#include <weft/reactor/reactor.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+
+namespace weft::reactors {
+
+/// A list of elements with one role; built by on(), reads(), writes().
+template <std::size_t N>
+struct dep_list {
+    detail::element* items[N == 0 ? 1 : N];
+    detail::role kind;
+};
+
+namespace detail {
+template <class T> struct is_dep_list : std::false_type {};
+template <std::size_t N> struct is_dep_list<dep_list<N>> : std::true_type {};
+template <class T>
+concept reaction_arg_body = !is_dep_list<std::decay_t<T>>::value &&
+                            !std::is_same_v<std::decay_t<T>, deadline_spec> &&
+                            std::invocable<std::decay_t<T>&>;
+}  // namespace detail
+
+/// Triggers of a reaction (ports, timers, actions, startup, shutdown, mode resets).
+template <class... E>
+dep_list<sizeof...(E)> on(E&... e) noexcept { return {{static_cast<detail::element*>(&e)...}, detail::role::trigger}; }
+/// Sources: read but do not trigger.
+template <class... E>
+dep_list<sizeof...(E)> reads(E&... e) noexcept { return {{static_cast<detail::element*>(&e)...}, detail::role::source}; }
+/// Effects: ports the reaction sets and actions it schedules.
+template <class... E>
+dep_list<sizeof...(E)> writes(E&... e) noexcept { return {{static_cast<detail::element*>(&e)...}, detail::role::effect}; }
+
+/// A reaction with room for `Links` declared dependencies in total.
+template <std::size_t Links>
+class basic_reaction : public detail::reaction_node {
+public:
+    template <class... Args>
+    basic_reaction(detail::place where, const char* name, Args&&... args) noexcept {
+        name_ = name;
+        owner_ = where.owner;
+        mode_ = where.mode;
+        links_ = links_storage_;
+        (absorb(static_cast<Args&&>(args)), ...);
+        WEFT_ASSERT(bool(body_), "a reaction needs a body");
+        detail::reactor_node& r = *where.owner;
+        if (r.last_reaction_) r.last_reaction_->next_in_reactor_ = this; else r.first_reaction_ = this;
+        r.last_reaction_ = this;
+        r.env_->register_reaction(*this);
+    }
+    basic_reaction(const basic_reaction&) = delete;
+    basic_reaction& operator=(const basic_reaction&) = delete;
+
+    const char* name() const noexcept { return name_; }
+    /// The deadline, or a negative duration if none.
+    duration deadline_bound() const noexcept { return duration{deadline_}; }
+
+private:
+    template <std::size_t N>
+    void absorb(const dep_list<N>& d) noexcept {
+        static_assert(N <= Links, "too many dependencies for this reaction: use basic_reaction<N>");
+        for (std::size_t i = 0; i < N; ++i) {
+            if (link_count_ == Links) {
+                owner_->env_->declaration_error(error{errc::full, "reaction", name_, Links,
+                                                      "too many dependencies"});
+                return;
+            }
+            detail::link& l = links_storage_[link_count_++];
+            l.target = d.items[i];
+            l.owner = this;
+            l.kind = d.kind;
+            detail::link*& head = d.kind == detail::role::effect ? l.target->writers_ : l.target->readers_;
+            l.next = head;
+            head = &l;
+        }
+    }
+    void absorb(deadline_spec d) noexcept {
+        deadline_ = d.bound.count() < 0 ? 0 : d.bound.count();
+        handler_ = d.handler;
+    }
+    template <detail::reaction_arg_body F>
+    void absorb(F&& f) noexcept { body_ = detail::callback(static_cast<F&&>(f)); }
+
+    detail::link links_storage_[Links];
+};
+
+/// The usual reaction: up to 8 dependencies.
+using reaction = basic_reaction<8>;
+
+}  // namespace weft::reactors

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// worker: another host thread (or core) that helps run wide levels.
+//
+//   weft::reactors::worker helper{"helper"};
+//   env.add_worker(helper);
+//   std::thread t([&] { helper.run(); });   // returns when the program ends
+//   env.run(ex);  t.join();
+//
+// Reactions of one level do not depend on each other, so any split of a
+// level gives the results of one worker. When a level has at least
+// `parallel_threshold` ready reactions the scheduler publishes it as a
+// batch; the scheduler thread and the workers claim chunks of it with one
+// compare-and-swap each and the scheduler waits for the last chunk.
+//
+// A worker spins briefly between batches (tags follow each other within
+// microseconds in a busy program) and then sleeps in the port's waker; it
+// never polls while the program is idle. A worker is not an executor:
+// reactions that start tasks or touch an executor must not be shared
+// (keep them in levels narrower than the threshold, or use one worker).
+#include <weft/port/port.hpp>
+#include <weft/reactor/detail/runtime.hpp>
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft::reactors {
+
+class worker {
+public:
+    explicit worker(const char* name = "worker") noexcept : name_(name) {}
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    const char* name() const noexcept { return name_; }
+
+    /// Runs batches until the program ends. Call once, on the worker's own
+    /// thread, after env.add_worker(*this). Blocks; does not allocate.
+    void run() noexcept {
+        std::uint32_t seen = 0;
+        for (;;) {
+            std::uint32_t gen = 0;
+            for (int spin = 0; spin < spin_limit; ++spin) {
+                gen = current_generation();
+                if (gen != seen || stop_.load(std::memory_order_acquire)) break;
+                pause();
+            }
+            if (stop_.load(std::memory_order_acquire)) return;
+            if (gen == seen) {
+                // seq_cst pairs with the scheduler's seq_cst publish + load
+                // of sleeping_: either it sees us asleep (and notifies) or
+                // we see its new generation here.
+                sleeping_.store(true, std::memory_order_seq_cst);
+                if (current_generation() == seen && !stop_.load(std::memory_order_seq_cst))
+                    waker_.wait_until(port::no_deadline);
+                sleeping_.store(false, std::memory_order_relaxed);
+                continue;
+            }
+            seen = gen;
+            env_->work_batch(gen);
+        }
+    }
+
+private:
+    friend class basic_environment;
+    static constexpr int spin_limit = 20000;
+
+    std::uint32_t current_generation() const noexcept {
+        return std::uint32_t(env_->batch_claim_.load(std::memory_order_seq_cst) >> 32);
+    }
+    static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    void notify_if_sleeping() noexcept {
+        if (sleeping_.load(std::memory_order_seq_cst)) waker_.notify();
+    }
+    void stop() noexcept {
+        stop_.store(true, std::memory_order_seq_cst);
+        waker_.notify();
+    }
+
+    const char* name_;
+    basic_environment* env_ = nullptr;
+    worker* next_ = nullptr;
+    port::waker waker_;
+    std::atomic<bool> sleeping_{false};
+    std::atomic<bool> stop_{false};
+};
+
+inline void basic_environment::add_worker(worker& w) noexcept {
+    w.env_ = this;
+    w.next_ = workers_;
+    workers_ = &w;
+}
+
+inline void basic_environment::work_batch(std::uint32_t generation) noexcept {
+    const std::uint32_t n = batch_size_.load(std::memory_order_relaxed);
+    std::uint32_t workers = 1;
+    for (worker* w = workers_; w; w = w->next_) ++workers;
+    const std::uint32_t chunk = n / (4 * workers) ? n / (4 * workers) : 1;
+    for (;;) {
+        // acquire: the batch entries were written before the release that
+        // published this generation.
+        std::uint64_t c = batch_claim_.load(std::memory_order_acquire);
+        std::uint32_t i;
+        do {
+            if (std::uint32_t(c >> 32) != generation) return;
+            i = std::uint32_t(c);
+            if (i >= n) return;
+        } while (!batch_claim_.compare_exchange_weak(c, c + chunk, std::memory_order_acq_rel,
+                                                     std::memory_order_acquire));
+        std::uint32_t end = i + chunk < n ? i + chunk : n;
+        for (std::uint32_t k = i; k < end; ++k) run_one(*batch_[k]);
+        // release: publishes this chunk's effects to the scheduler.
+        batch_done_.fetch_add(end - i, std::memory_order_release);
+    }
+}
+
+inline void basic_environment::run_batch(std::uint32_t n) noexcept {
+    ++stats_.parallel_levels;
+    parallel_ = true;
+    batch_size_.store(n, std::memory_order_relaxed);
+    batch_done_.store(0, std::memory_order_relaxed);
+    ++batch_gen_;
+    // seq_cst: publishes the batch (release) and orders the store before
+    // the loads of sleeping_ (see worker::run).
+    batch_claim_.store(std::uint64_t(batch_gen_) << 32, std::memory_order_seq_cst);
+    for (worker* w = workers_; w; w = w->next_) w->notify_if_sleeping();
+    work_batch(batch_gen_);
+    // acquire: every chunk's effects are visible after this.
+    while (batch_done_.load(std::memory_order_acquire) != n) worker::pause();
+    parallel_ = false;
+}
+
+}  // namespace weft::reactors

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/reactor/connection.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+#include "trace.hpp"
+
+using namespace weft;
+using namespace weft::reactors;
+
+namespace {
+
+struct source : reactor {
+    source(place p, test::trace& tr) : reactor(p, "src"), tr_(tr) {}
+    test::trace& tr_;
+    int n_ = 0;
+    timer t{*this, "t", 0ms, 10ms};
+    output<int> out{*this, "out"};
+    reaction emit{*this, "emit", on(t), writes(out), [this] { out.set(++n_); tr_.add(*this, "emit", n_); }};
+};
+
+struct sink : reactor {
+    sink(place p, const char* name, test::trace& tr) : reactor(p, name), tr_(tr) {}
+    test::trace& tr_;
+    input<int> in{*this, "in"};
+    reaction got{*this, "got", on(in), [this] { tr_.add(*this, name(), in.get()); }};
+};
+
+struct top : reactor {
+    top(basic_environment& e, test::trace& tr) : reactor(e, "top"), s{*this, tr}, now{*this, "now", tr},
+        zero{*this, "zero", tr}, later{*this, "later", tr} {
+        connect(s.out, now.in);
+    }
+    source s;
+    sink now, zero, later;
+    after<int> d0{*this, "d0", s.out, zero.in, 0ms};
+    after<int> d3{*this, "d3", s.out, later.in, 3ms};
+};
+
+TEST(connection, zero_delay_same_tag_after_zero_next_microstep_after_d_later) {
+    environment<8, 8> env{{.timeout = 10ms}};
+    test::trace tr;
+    top t{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 emit 1", "0ms/0 now 1", "0ms/1 zero 1", "3ms/0 later 1",
+                                                  "10ms/0 emit 2", "10ms/0 now 2"}));
+}
+
+// A loop of zero-delay connections is a causality cycle.
+struct relay : reactor {
+    relay(basic_environment& e, const char* name) : reactor(e, name) {}
+    input<int> in{*this, "in"};
+    output<int> out{*this, "out"};
+    reaction fwd{*this, "fwd", on(in), writes(out), [this] { out.set(in.get()); }};
+};
+
+TEST(connection, causality_cycle_is_rejected_with_names) {
+    environment<8, 8> env{{.name = "loop"}};
+    relay a{env, "a"}, b{env, "b"};
+    connect(a.out, b.in);
+    connect(b.out, a.in);
+    status s = env.assemble();
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), errc::cycle);
+    EXPECT_STREQ(s.err().message().c_str(), "environment 'loop': causality cycle: a.fwd -> b.fwd -> a.fwd");
+}
+
+TEST(connection, after_breaks_the_cycle) {
+    environment<8, 8> env{{.name = "loop"}};
+    relay a{env, "a"}, b{env, "b"};
+    connect(a.out, b.in);
+    after<int> back{a, "back", b.out, a.in, 1ms};
+    EXPECT_TRUE(env.assemble());
+    EXPECT_EQ(env.level_count(), 2u);
+}
+
+TEST(connection, two_upstreams_is_a_declaration_error) {
+    environment<8, 8> env{{.name = "x"}};
+    relay a{env, "a"}, b{env, "b"}, c{env, "c"};
+    connect(a.out, c.in);
+    connect(b.out, c.in);
+    status s = env.assemble();
+    ASSERT_FALSE(s);
+    EXPECT_STREQ(s.err().message().c_str(), "port 'in': has two upstream connections (limit 1)");
+}
+
+}  // namespace

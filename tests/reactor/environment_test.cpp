@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/reactor/environment.hpp>
+
+#include <weft/reactor.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+#include "trace.hpp"
+
+#include <thread>
+
+using namespace weft;
+using namespace weft::reactors;
+
+namespace {
+
+struct ticker : reactor {
+    ticker(basic_environment& e, test::trace& tr, int stop_at) : reactor(e, "ticker"), tr_(tr), stop_at_(stop_at) {}
+    test::trace& tr_;
+    int stop_at_;
+    int n_ = 0;
+    timer t{*this, "t", 0ms, 1ms};
+    reaction r{*this, "r", on(t), [this] { tr_.add(*this, "t", ++n_); if (n_ == stop_at_) request_stop(); }};
+    reaction s{*this, "s", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+TEST(environment, timeout_runs_shutdown_at_timeout_tag) {
+    environment<4, 8> env{{.timeout = 2ms}};
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "2ms/0 t 3", "2ms/0 shutdown"}));
+}
+
+TEST(environment, request_stop_runs_shutdown_one_microstep_later) {
+    environment<4, 8> env;
+    test::trace tr;
+    ticker t{env, tr, 2};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "1ms/1 shutdown"}));
+}
+
+TEST(environment, request_stop_from_a_task) {
+    environment<4, 8> env;
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.start(ex));
+    auto stopper = [&]() -> task<> { co_await sleep_until(from_ns(1'500'000)); env.request_stop(); };
+    auto h = ex.spawn(stopper());
+    ASSERT_TRUE(h);
+    ex.run();
+    ASSERT_TRUE(env.finished());
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "1ms/1 shutdown"}));
+}
+
+struct only : reactor {
+    only(basic_environment& e, test::trace& tr) : reactor(e, "only"), tr_(tr) {}
+    test::trace& tr_;
+    reaction a{*this, "a", on(startup()), [this] { tr_.add(*this, "startup"); }};
+    reaction b{*this, "b", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+TEST(environment, starvation_stops_after_startup) {
+    environment<4, 8> env;
+    test::trace tr;
+    only o{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 startup", "0ms/1 shutdown"}));
+}
+
+struct ext : reactor {
+    ext(basic_environment& e, test::trace& tr) : reactor(e, "ext"), tr_(tr) {}
+    test::trace& tr_;
+    physical_action<int> p{*this, "p"};
+    reaction r{*this, "r", on(p), [this] { tr_.add(*this, "p", p.get()); }};
+    reaction s{*this, "s", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+TEST(environment, keepalive_waits_for_physical_events_until_timeout) {
+    environment<4, 8> env{{.timeout = 50ms}};
+    test::trace tr;
+    ext x{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.start(ex));
+    auto src = [&]() -> task<> {
+        co_await sleep_until(from_ns(20'000'000));
+        (void)x.p.schedule(42);
+    };
+    auto h = ex.spawn(src());
+    ASSERT_TRUE(h);
+    ex.run();
+    ASSERT_TRUE(env.finished());
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"20ms/0 p 42", "50ms/0 shutdown"}));
+}
+
+struct ext_thread : reactor {
+    ext_thread(basic_environment& e, test::trace& tr) : reactor(e, "ext"), tr_(tr) {}
+    test::trace& tr_;
+    physical_action<int> p{*this, "p"};
+    reaction r{*this, "r", on(p), [this] { tr_.lines.push_back("p " + std::to_string(p.get())); request_stop(); }};
+};
+
+TEST(environment, physical_action_from_foreign_thread_on_real_clock) {
+    environment<4, 8> env{{.timeout = 200ms}};
+    test::trace tr;
+    ext_thread x{env, tr};
+    executor ex{{"real"}};
+    ASSERT_TRUE(env.start(ex));
+    std::thread isr([&] {
+        (void)x.p.schedule(7);
+    });
+    ex.run();
+    isr.join();
+    ASSERT_TRUE(env.finished());
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"p 7"}));
+    EXPECT_LT(env.logical_time(), 200ms);
+}
+
+TEST(environment, fast_mode_does_not_wait_for_physical_time) {
+    environment<4, 8> env{{.fast = true, .timeout = 10s}};
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{{"real"}};
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+    EXPECT_EQ(tr.lines.size(), 10'002u);
+}
+
+// Determinism: a wide level (16 independent reactions) fed by one source,
+// with per-reactor state; same trace every run and with a second worker.
+struct leaf : reactor {
+    leaf(place p, int k) : reactor(p, "leaf"), k_(k) {}
+    int k_;
+    unsigned long long acc_ = 0;  // unsigned: the hash wraps by design
+    input<int> in{*this, "in"};
+    output<unsigned long long> out{*this, "out"};
+    reaction r{*this, "r", on(in), writes(out), [this] { acc_ = acc_ * 31 + unsigned(in.get() * k_); out.set(acc_); }};
+};
+struct wide : reactor {
+    wide(basic_environment& e, test::trace& tr) : reactor(e, "wide"), tr_(tr),
+        leaves{{*this, 1}, {*this, 2}, {*this, 3}, {*this, 4}, {*this, 5}, {*this, 6}, {*this, 7}, {*this, 8},
+               {*this, 9}, {*this, 10}, {*this, 11}, {*this, 12}, {*this, 13}, {*this, 14}, {*this, 15}, {*this, 16}} {
+        for (auto& l : leaves) connect(src, l.in);
+    }
+    test::trace& tr_;
+    int n_ = 0;
+    timer t{*this, "t", 0ms, 1ms};
+    output<int> src{*this, "src"};
+    reaction emit{*this, "emit", on(t), writes(src), [this] { src.set(++n_); }};
+    leaf leaves[16];
+    basic_reaction<17> sum{*this, "sum", on(t),
+        reads(leaves[0].out, leaves[1].out, leaves[2].out, leaves[3].out, leaves[4].out, leaves[5].out,
+              leaves[6].out, leaves[7].out, leaves[8].out, leaves[9].out, leaves[10].out, leaves[11].out,
+              leaves[12].out, leaves[13].out, leaves[14].out, leaves[15].out),
+        [this] {
+        unsigned long long s = 0;
+        for (auto& l : leaves) s = s * 7 + l.out.get();
+        tr_.add(*this, "sum", (long long)(s & 0x7fffffffffffffffULL));
+    }};
+};
+
+std::vector<std::string> run_wide(bool two_workers) {
+    environment<8, 64> env{{.fast = true, .timeout = 200ms, .parallel_threshold = 4}};
+    test::trace tr;
+    wide w{env, tr};
+    worker helper{"helper"};
+    std::thread t;
+    if (two_workers) {
+        env.add_worker(helper);
+        t = std::thread([&] { helper.run(); });
+    }
+    executor ex{test::virtual_clock()};
+    EXPECT_TRUE(env.run(ex));
+    if (two_workers) {
+        t.join();
+        EXPECT_GT(env.stats().parallel_levels, 0u);
+    }
+    return tr.lines;
+}
+
+TEST(environment, same_trace_every_run_and_with_two_workers) {
+    auto ref = run_wide(false);
+    ASSERT_EQ(ref.size(), 201u);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(run_wide(false), ref);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(run_wide(true), ref);
+}
+
+}  // namespace

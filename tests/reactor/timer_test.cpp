@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/reactor/timer.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+#include "trace.hpp"
+
+using namespace weft;
+using namespace weft::reactors;
+
+namespace {
+
+// Seed 001, Fig. 5b: two timers, three reactions.
+struct bounded : reactor {
+    bounded(basic_environment& e, test::trace& tr) : reactor(e, "bounded"), tr_(tr) {}
+    test::trace& tr_;
+    timer t1{*this, "t1", 0ms, 10ms};
+    timer t2{*this, "t2", 0ms, 50ms};
+    reaction r1{*this, "r1", on(t1), [this] { tr_.add(*this, "r1"); }};
+    reaction r2{*this, "r2", on(t2), [this] { tr_.add(*this, "r2"); }};
+    reaction r3{*this, "r3", on(t1, t2), [this] { tr_.add(*this, "r3", (long long)(t1.is_present() * 10 + t2.is_present())); }};
+};
+
+}  // namespace
+
+TEST(timer, fires_at_offset_and_period_with_timeout) {
+    environment<4, 8> env{{.name = "env", .timeout = 50ms}};
+    test::trace tr;
+    bounded b{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    std::vector<std::string> want{
+        "0ms/0 r1", "0ms/0 r2", "0ms/0 r3 11", "10ms/0 r1", "10ms/0 r3 10", "20ms/0 r1", "20ms/0 r3 10",
+        "30ms/0 r1", "30ms/0 r3 10", "40ms/0 r1", "40ms/0 r3 10", "50ms/0 r1", "50ms/0 r2", "50ms/0 r3 11"};
+    EXPECT_EQ(tr.lines, want);
+    EXPECT_EQ(test::ms(ex), 50);
+}
+
+TEST(timer, bounded_program_reports_exact_queue_bound_of_two) {
+    environment<4, 8> env{{.name = "env", .fast = true, .timeout = 1000ms}};
+    test::trace tr;
+    bounded b{env, tr};
+    auto bound = env.event_queue_bound();
+    ASSERT_TRUE(bound);
+    EXPECT_EQ(*bound, 2u);
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(env.event_queue_peak(), 2u);
+}
+
+TEST(timer, queue_smaller_than_bound_is_rejected_at_assembly) {
+    environment<1, 8> env{{.name = "tiny"}};
+    test::trace tr;
+    bounded b{env, tr};
+    auto s = env.assemble();
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), errc::overflow);
+    EXPECT_STREQ(s.err().message().c_str(), "environment 'tiny': event queue smaller than the timer bound (limit 1)");
+}
+
+struct once : reactor {
+    once(basic_environment& e, test::trace& tr) : reactor(e, "once"), tr_(tr) {}
+    test::trace& tr_;
+    timer t{*this, "t", 5ms};
+    reaction r{*this, "r", on(t), [this] { tr_.add(*this, "t"); }};
+    reaction s{*this, "s", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+TEST(timer, one_shot_timer_then_starvation_stops_one_microstep_later) {
+    environment<4, 8> env{{.name = "env"}};
+    test::trace tr;
+    once o{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"5ms/0 t", "5ms/1 shutdown"}));
+}
