@@ -24,7 +24,7 @@ def load(path):
     return rows
 
 
-def plot(points, out):
+def plot(points, out, xkey="cache_ratio", xlabel="active set / total cache", fname="ratio_vs_active_set.png"):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -39,7 +39,7 @@ def plot(points, out):
     for ax, name in zip(axes.flat, names):
         for mode, style in (("prefetch", "-"), ("no_prefetch", ":")):
             for lanes in sorted({p["lanes"] for p in points if p["workload"] == name}):
-                pts = sorted((p["cache_ratio"], p["median"], p["p10"], p["p90"]) for p in points
+                pts = sorted((p[xkey], p["median"], p["p10"], p["p90"]) for p in points
                              if p["workload"] == name and p["mode"] == mode and p["lanes"] == lanes
                              and not p.get("autotuned"))
                 if not pts:
@@ -52,18 +52,18 @@ def plot(points, out):
                             label=f"{lanes} lanes{'' if mode == 'prefetch' else ', no prefetch'}")
         for p in points:
             if p["workload"] == name and p.get("autotuned"):
-                ax.plot([p["cache_ratio"]], [p["median"]], "k*", ms=12, label="auto-tuned")
+                ax.plot([p[xkey]], [p["median"]], "k*", ms=12, label="auto-tuned")
         ax.axhline(1.0, color="grey", lw=0.8)
         ax.set_xscale("log")
         ax.set_title(name)
-        ax.set_xlabel("active set / total cache")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("sequential / interleaved")
     for ax in list(axes.flat)[len(names):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=6)
     fig.tight_layout()
     os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "ratio_vs_active_set.png")
+    path = os.path.join(out, fname)
     fig.savefig(path, dpi=90)
     return path
 
@@ -80,22 +80,38 @@ def tables(points, machine):
         b = max(cand, key=lambda p: p["median"])
         print(f"| {name} | {b['median']:.2f}x ({b['p10']:.2f}-{b['p90']:.2f}) | {b['mode']} | {b['lanes']} | "
               f"{b['step_bytes']} | {b['cache_ratio']:.2g} |")
-    print("\n| workload | auto-tuned lanes / step | ratio | sweep best, re-measured | tuned / best | trials | tuning s |")
-    print("|---|---|---|---|---|---|---|")
+    print("\nThe best point's active set normalised by each cache level, and the other reading of the thesis' "
+          "definition (lanes x bytes of a whole work item):\n")
+    print("| workload | active set bytes | / L1 | / L2 | / total | lanes x item bytes / total |")
+    print("|---|---|---|---|---|---|")
+    for name in sorted({p["workload"] for p in points}):
+        cand = [p for p in points if p["workload"] == name and not p.get("autotuned")]
+        b = max(cand, key=lambda p: p["median"])
+        if "l1_ratio" in b:
+            print(f"| {name} | {b['active_set_bytes']} | {b['l1_ratio']:.3g} | {b['l2_ratio']:.3g} | "
+                  f"{b['cache_ratio']:.2g} | {b['item_active_set_ratio']:.3g} |")
+    print("\n| workload | auto-tuner choice | tuned ratio (p10-p90) | sweep best (mode), re-measured | tuned / best | samples | capped | tuning s |")
+    print("|---|---|---|---|---|---|---|---|")
     for p in points:
         if p.get("autotuned"):
-            print(f"| {p['workload']} | {p['lanes']} / {p['step_bytes']} B | {p['median']:.2f}x | "
-                  f"{p['sweep_best_remeasured']:.2f}x (sweep max {p['sweep_best']:.2f}x) | "
-                  f"{100 * p['vs_best']:.0f}% | {p['trials']} | {p['tune_seconds']:.1f} |")
+            choice = (f"{p.get('tuned_mode', p['mode'])}, {p['lanes']} lanes x {p['step_bytes']} B"
+                      if p.get("interleave", True) else
+                      f"sequential (best interleaved {p.get('best_interleaved_remeasured', 0):.2f}x)")
+            print(f"| {p['workload']} | {choice} | {p['median']:.2f}x ({p['p10']:.2f}-{p['p90']:.2f}) | "
+                  f"{p['sweep_best_remeasured']:.2f}x ({p.get('sweep_best_mode', '?')}; sweep max {p['sweep_best']:.2f}x) | "
+                  f"{100 * p['vs_best']:.0f}% | {p['trials']} | {p.get('capped', 0)} | {p['tune_seconds']:.1f} |")
 
 
 def phm_table(rows):
-    print("\n| S | M | F | data KiB | sequential us | interleaved us | saving | lanes | rows/step |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| S | M | F | data KiB | sequential us | best interleaved us (lanes, rows/step) | interleaved saving "
+          "| tuner calibrated | tuner choice | saving of the choice |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         kib = r["sensors"] * r["measurements"] * r["features"] * 2 // 1024
+        inter = r.get("interleaved_saving", r["saving"])
         print(f"| {r['sensors']} | {r['measurements']} | {r['features']} | {kib} | {r['sequential_ns'] / 1e3:.1f} | "
-              f"{r['interleaved_ns'] / 1e3:.1f} | {100 * r['saving']:.1f}% | {r['lanes']} | {r['rows_per_step']} |")
+              f"{r['interleaved_ns'] / 1e3:.1f} ({r['lanes']}, {r['rows_per_step']}) | {100 * inter:+.1f}% | "
+              f"{r.get('calibrated', 0):.2f}x | {r.get('tuner_choice', 'interleaved')} | {100 * r['saving']:+.1f}% |")
 
 
 def main():
@@ -110,6 +126,10 @@ def main():
     path = plot(points, a.out)
     if path:
         print(f"![speed-up vs active set]({os.path.relpath(path, 'docs')})\n")
+    if points and "l1_ratio" in points[0]:
+        path = plot(points, a.out, "l1_ratio", "active set / L1d", "ratio_vs_active_set_l1.png")
+        if path:
+            print(f"![speed-up vs active set / L1]({os.path.relpath(path, 'docs')})\n")
     tables(points, machine)
     if a.phm:
         phm_table([r for r in load(a.phm) if r.get("workload") == "phm_gateway"])

@@ -60,9 +60,22 @@ inline std::size_t encode(unsigned char* buf, std::uint16_t sensor, std::uint32_
     return header_bytes + 2 * std::size_t(feature_count);
 }
 
-/// Files measurements into caller-owned storage: values[(s * M + m) * F + f].
+/// Files measurements into caller-owned storage: either one block,
+/// values[(s * M + m) * F + f], or one buffer per sensor (allocated at
+/// start-up wherever the application likes), sensor_values[s][m * F + f].
 class collator {
 public:
+    /// `sensor_values[s]` holds measurements*features int16 for sensor s;
+    /// `seen` holds sensors*measurements flags. All are zeroed here.
+    collator(std::int16_t* const* sensor_values, std::uint8_t* seen, std::size_t sensors,
+             std::size_t measurements, std::size_t features) noexcept
+        : values_(nullptr), per_sensor_(sensor_values), seen_(seen), sensors_(sensors),
+          measurements_(measurements), features_(features) {
+        for (std::size_t s = 0; s < sensors; ++s)
+            std::memset(per_sensor_[s], 0, measurements * features * sizeof(std::int16_t));
+        std::memset(seen_, 0, sensors * measurements);
+    }
+
     /// `values` holds sensors*measurements*features int16; `seen` holds
     /// sensors*measurements flags. Both are zeroed here.
     collator(std::int16_t* values, std::uint8_t* seen, std::size_t sensors, std::size_t measurements,
@@ -79,7 +92,8 @@ public:
         ++counts_[std::size_t(o)];
         if (o != outcome::stored) return o;
         const std::size_t s = get16(data + 4), m = get32(data + 8);
-        std::int16_t* dst = values_ + (s * measurements_ + m) * features_;
+        std::int16_t* dst = values_ ? values_ + (s * measurements_ + m) * features_
+                                    : per_sensor_[s] + m * features_;
         for (std::size_t i = 0; i < features_; ++i) dst[i] = std::int16_t(get16(data + header_bytes + 2 * i));
         seen_[s * measurements_ + m] = 1;
         ++stored_;
@@ -117,6 +131,7 @@ private:
     }
 
     std::int16_t* values_;
+    std::int16_t* const* per_sensor_ = nullptr;
     std::uint8_t* seen_;
     std::size_t sensors_, measurements_, features_;
     std::size_t counts_[std::size_t(outcome::count_)] = {};

@@ -99,3 +99,27 @@ TEST(collator, random_garbage_never_crashes_or_corrupts) {
     EXPECT_EQ(f.values, f.truth);
     EXPECT_EQ(f.c.stored(), S * M);
 }
+
+TEST(collator, files_into_separate_per_sensor_buffers) {
+    // Buffers in reverse order with gaps: each sensor's block is its own place.
+    std::vector<std::int16_t> arena((S * M * F) * 2 + 64, 0x7777);
+    std::int16_t* per[S];
+    for (std::size_t s = 0; s < S; ++s) per[s] = arena.data() + (S - 1 - s) * 2 * M * F + 16;
+    std::vector<std::uint8_t> seen(S * M);
+    phm::collator c{per, seen.data(), S, M, F};
+    fleet f;  // for its datagrams and truth
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t m = 0; m < M; ++m) {
+            auto d = f.datagram(s, m);
+            ASSERT_EQ(c.accept(d.data(), d.size()), phm::outcome::stored);
+        }
+    auto bad = f.datagram(S, 0);
+    EXPECT_EQ(c.accept(bad.data(), bad.size()), phm::outcome::unknown_sensor);
+    EXPECT_TRUE(c.complete());
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t i = 0; i < M * F; ++i) ASSERT_EQ(per[s][i], f.truth[s * M * F + i]) << s << " " << i;
+    // The gaps between the buffers are untouched.
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t i = M * F; i < 2 * M * F && (S - 1 - s) * 2 * M * F + 16 + i < arena.size(); ++i)
+            ASSERT_EQ(per[s][i], 0x7777);
+}

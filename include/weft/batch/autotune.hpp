@@ -1,26 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Auto-tuning of an interleaved kernel: choose the lane count and step size
-// so that the active set (lanes x bytes per step, seed 000 §4.3.3) sits where
-// the measured speed-up peaks.
+// (and whether to interleave at all) from short calibrations.
 //
 // The caller supplies the cache sizes of the machine (on Linux:
 // weft_port/machine_info.hpp reads them from sysfs), the candidates the data
 // allows (a B+Tree's step is its leaf size; an SVM's step is a whole number
 // of rows) and a calibration function that runs a short sample of the work
-// sequentially and interleaved and returns the ratio of their times. The
-// tuner spends at most `max_trials` calibrations:
+// sequentially and interleaved, back to back, and returns ONE paired ratio
+// (sequential time / interleaved time). The search:
 //
-//   1. spread: candidates evenly spaced in log(active set), so the first
-//      trials see both sides of the peak;
-//   2. refine: the untried neighbours (in active-set order) of the best so far.
+//   1. cap:    candidates whose step (bytes prefetched per suspension) exceeds
+//              `max_step_bytes` (default: half the L1) are not tried — a
+//              step larger than that evicts its own prefetched lines;
+//   2. screen: the remaining candidates, nearest first to the start point
+//              (active set = `start_l1_fraction` x L1: the measured peaks
+//              on an x86-64 host lie at 0.015-0.1 x L1, bench/batch), one
+//              paired sample each, at most `max_trials` (give a budget that
+//              covers the grid when calibration is cheap);
+//   3. final:  successive halving: the best third gets two more samples,
+//              then the best `finalists` get `final_runs` more;
+//              the one with the highest median wins;
+//   4. decide: if that median is below `min_gain`, interleaving does not pay
+//              and the choice is "sequential" (interleave == false).
 //
 // It allocates nothing: the candidate array is the caller's and is reordered
-// in place.
+// in place (and each candidate keeps its last median in `speedup`).
 #include <weft/core/result.hpp>
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 
 namespace weft::batch {
@@ -35,91 +45,166 @@ struct cache_hierarchy {
         for (std::size_t i = 0; i < levels && i < 4; ++i) t += level_bytes[i];
         return t;
     }
+    /// Size of the innermost level, or 0 if unknown.
+    std::size_t l1() const noexcept { return levels ? level_bytes[0] : 0; }
 };
 
 /// One point of the search space.
 struct tune_candidate {
     std::size_t lanes = 0;
     std::size_t step_bytes = 0;
-    double speedup = 0;     ///< filled in by the tuner when measured
+    double speedup = 0;     ///< median calibrated ratio, filled in by the tuner
     bool measured = false;
+    std::uint8_t variant = 0;  ///< the caller's tag (e.g. which policy); carried, not interpreted
     std::size_t active_set() const noexcept { return lanes * step_bytes; }
 };
 
 /// What the tuner chose, and why.
 struct tune_choice {
-    std::size_t lanes = 0;
-    std::size_t step_bytes = 0;
+    bool interleave = true;     ///< false: run sequentially (interleaving did not pay)
+    std::size_t lanes = 0;      ///< 1 when !interleave
+    std::size_t step_bytes = 0; ///< best interleaved candidate's step (also when !interleave)
     std::size_t active_set_bytes = 0;
-    double cache_ratio = 0;   ///< active set / total cache
-    double speedup = 0;       ///< calibrated sequential / interleaved time
-    std::size_t trials = 0;   ///< calibrations spent
+    double cache_ratio = 0;     ///< active set / total cache
+    double l1_ratio = 0;        ///< active set / L1
+    double speedup = 0;         ///< median calibrated ratio of the choice (1 for sequential)
+    double best_interleaved = 0;///< median ratio of the best interleaved candidate
+    std::size_t trials = 0;     ///< paired calibration samples spent
+    std::size_t capped = 0;     ///< candidates skipped by the step cap
     std::size_t cache_total_bytes = 0;
+    std::size_t best_lanes = 0; ///< lanes of the best interleaved candidate
+    std::uint8_t variant = 0;   ///< tag of the best interleaved candidate
 
     /// One JSON object (no newline) describing the choice, for logs and reports.
     /// Returns the number of characters written (snprintf semantics).
     int to_json(char* buf, std::size_t size, const char* kernel) const noexcept {
         return std::snprintf(buf, size,
-                             "{\"autotune\":\"%s\",\"lanes\":%zu,\"step_bytes\":%zu,\"active_set_bytes\":%zu,"
-                             "\"cache_bytes\":%zu,\"cache_ratio\":%.4f,\"calibrated_speedup\":%.4f,\"trials\":%zu}",
-                             kernel, lanes, step_bytes, active_set_bytes, cache_total_bytes, cache_ratio,
-                             speedup, trials);
+                             "{\"autotune\":\"%s\",\"interleave\":%s,\"lanes\":%zu,\"step_bytes\":%zu,"
+                             "\"active_set_bytes\":%zu,\"cache_bytes\":%zu,\"cache_ratio\":%.6f,\"l1_ratio\":%.4f,"
+                             "\"calibrated_speedup\":%.4f,\"best_interleaved\":%.4f,\"best_lanes\":%zu,"
+                             "\"variant\":%u,\"trials\":%zu,\"capped\":%zu}",
+                             kernel, interleave ? "true" : "false", lanes, step_bytes, active_set_bytes,
+                             cache_total_bytes, cache_ratio, l1_ratio, speedup, best_interleaved, best_lanes,
+                             unsigned(variant), trials, capped);
     }
 };
 
 /// Limits of the search.
 struct tune_options {
-    std::size_t max_trials = 12;  ///< calibrations at most
-    std::size_t spread = 6;       ///< of which spent on the evenly spaced first pass
+    std::size_t max_trials = 16;      ///< screening samples at most (one per candidate)
+    std::size_t finalists = 3;        ///< candidates re-measured after screening
+    std::size_t final_runs = 5;       ///< extra paired samples per finalist
+    double min_gain = 1.03;           ///< interleave only if the median ratio reaches this
+    std::size_t max_step_bytes = 0;   ///< step cap; 0 = L1 / 2 (no cap if L1 unknown)
+    double start_l1_fraction = 0.03;  ///< screening starts at active set = this x L1
 };
 
 namespace detail {
-inline void sort_by_active_set(tune_candidate* c, std::size_t n) noexcept {
-    for (std::size_t i = 1; i < n; ++i)  // insertion sort: n is small
-        for (std::size_t j = i; j > 0 && c[j].active_set() < c[j - 1].active_set(); --j) {
+/// Distance of a candidate from the start point, in log2 of the active set.
+inline double tune_distance(const tune_candidate& c, double start) noexcept {
+    double a = double(c.active_set() ? c.active_set() : 1);
+    return start > 0 ? std::fabs(std::log2(a / start)) : a;
+}
+
+/// Insertion sort (n is small) by a key; allocates nothing.
+template <class Key>
+void sort_by(tune_candidate* c, std::size_t n, Key key) noexcept {
+    for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t j = i; j > 0 && key(c[j]) < key(c[j - 1]); --j) {
             tune_candidate t = c[j];
             c[j] = c[j - 1];
             c[j - 1] = t;
         }
 }
+
+/// Median of the first n values of v (n <= 16; sorts v in place).
+inline double median_of(double* v, std::size_t n) noexcept {
+    for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t j = i; j > 0 && v[j] < v[j - 1]; --j) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 }  // namespace detail
 
-/// Picks the candidate with the best calibrated speed-up. `calibrate(c)`
-/// returns sequential time / interleaved time for candidate c (> 0).
-/// Not ISR-safe; allocates nothing; reorders `c` by active set.
+/// Chooses lanes and step (or sequential) for a kernel. `calibrate(c)`
+/// returns one paired sample of sequential time / interleaved time for
+/// candidate c (> 0); it is called at most max_trials + 2 * max(finalists,
+/// max_trials / 3) + finalists * final_runs times. Not ISR-safe; allocates nothing; reorders `c` (capped candidates
+/// last, the others by distance from the start point).
 /// Errors: errc::invalid when there is no candidate.
 template <class Calibrate>
 result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, std::size_t n,
                              Calibrate&& calibrate, tune_options o = {}) noexcept {
     if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 0, "no candidate"};
-    detail::sort_by_active_set(c, n);
-    std::size_t trials = 0, best = 0;
-    bool have_best = false;
-    auto try_one = [&](std::size_t i) {
-        if (c[i].measured || trials >= o.max_trials) return;
-        c[i].speedup = calibrate(c[i]);
-        c[i].measured = true;
-        ++trials;
-        if (!have_best || c[i].speedup > c[best].speedup) { best = i; have_best = true; }
-    };
-    // 1. spread over the sorted range
-    std::size_t spread = o.spread < n ? o.spread : n;
-    for (std::size_t k = 0; k < spread; ++k) try_one(spread > 1 ? k * (n - 1) / (spread - 1) : 0);
-    // 2. refine around the best until the budget is spent or it stops moving
-    for (std::size_t radius = 1; trials < o.max_trials && radius < n; ++radius) {
-        std::size_t before = best;
-        if (best >= radius) try_one(best - radius);
-        if (best + radius < n) try_one(best + radius);
-        if (best != before) radius = 0;  // moved: look around the new best
+    const std::size_t cap = o.max_step_bytes ? o.max_step_bytes : caches.l1() / 2;
+    const double start = o.start_l1_fraction * double(caches.l1());
+    // 1. cap: eligible candidates first, nearest to the start point first.
+    std::size_t eligible = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        c[i].measured = false;
+        c[i].speedup = 0;
+        if (cap == 0 || c[i].step_bytes <= cap) ++eligible;
     }
     tune_choice ch;
-    ch.lanes = c[best].lanes;
-    ch.step_bytes = c[best].step_bytes;
-    ch.active_set_bytes = c[best].active_set();
+    if (eligible == 0) eligible = n;  // nothing under the cap: try everything rather than nothing
+    else ch.capped = n - eligible;
+    detail::sort_by(c, n, [&](const tune_candidate& x) {
+        const bool over = cap != 0 && x.step_bytes > cap && ch.capped != 0;
+        return (over ? 1e9 : 0.0) + detail::tune_distance(x, start);
+    });
+    // 2. screen
+    const std::size_t screened = eligible < o.max_trials ? eligible : (o.max_trials ? o.max_trials : 1);
+    for (std::size_t i = 0; i < screened; ++i) {
+        c[i].speedup = calibrate(c[i]);
+        c[i].measured = true;
+    }
+    ch.trials = screened;
+    // 3. final, by successive halving: the best third gets two more samples
+    //    (median of 3), then the best `finalists` get `final_runs` more; the
+    //    highest median wins. A lucky single sample cannot win on its own.
+    double samples[64][16];
+    std::size_t count[64] = {};
+    const std::size_t keep = screened < 64 ? screened : 64;
+    detail::sort_by(c, screened, [](const tune_candidate& x) { return -x.speedup; });
+    for (std::size_t i = 0; i < keep; ++i) samples[i][count[i]++] = c[i].speedup;
+    auto more = [&](std::size_t upto, std::size_t extra) {
+        for (std::size_t i = 0; i < upto; ++i) {
+            for (std::size_t k = 0; k < extra && count[i] < 16; ++k, ++ch.trials)
+                samples[i][count[i]++] = calibrate(c[i]);
+            double v[16];
+            for (std::size_t k = 0; k < count[i]; ++k) v[k] = samples[i][k];
+            c[i].speedup = detail::median_of(v, count[i]);
+        }
+        // keep each candidate's samples attached while reordering
+        for (std::size_t i = 1; i < upto; ++i)
+            for (std::size_t j = i; j > 0 && c[j].speedup > c[j - 1].speedup; --j) {
+                tune_candidate t = c[j]; c[j] = c[j - 1]; c[j - 1] = t;
+                std::size_t n2 = count[j]; count[j] = count[j - 1]; count[j - 1] = n2;
+                for (std::size_t k = 0; k < 16; ++k) {
+                    double d = samples[j][k]; samples[j][k] = samples[j - 1][k]; samples[j - 1][k] = d;
+                }
+            }
+    };
+    std::size_t fin = o.finalists ? (o.finalists < keep ? o.finalists : keep) : 1;
+    std::size_t third = (keep + 2) / 3 > fin ? (keep + 2) / 3 : fin;
+    if (o.final_runs > 0) more(third, 2);
+    more(fin, o.final_runs);
+    // 4. decide
+    const tune_candidate& best = c[0];
+    ch.best_interleaved = best.speedup;
+    ch.best_lanes = best.lanes;
+    ch.variant = best.variant;
+    ch.interleave = best.speedup >= o.min_gain;
+    ch.lanes = ch.interleave ? best.lanes : 1;
+    ch.step_bytes = best.step_bytes;
+    ch.speedup = ch.interleave ? best.speedup : 1.0;
+    ch.active_set_bytes = ch.lanes * ch.step_bytes;
     ch.cache_total_bytes = caches.total();
     ch.cache_ratio = caches.total() ? double(ch.active_set_bytes) / double(caches.total()) : 0;
-    ch.speedup = c[best].speedup;
-    ch.trials = trials;
+    ch.l1_ratio = caches.l1() ? double(ch.active_set_bytes) / double(caches.l1()) : 0;
     return ch;
 }
 
