@@ -86,3 +86,56 @@ TEST(connection, two_upstreams_is_a_declaration_error) {
 }
 
 }  // namespace
+
+namespace {
+// Setting an output presents it through its whole zero-delay tree at once
+// (an input of a sibling, and through an input of a container into its
+// child), and an `after` hanging off the same tree still gets the value.
+struct inner : weft::reactors::reactor {
+    inner(weft::reactors::place p, weft::test::trace& tr) : reactor(p, "inner"), tr_(tr) {}
+    weft::test::trace& tr_;
+    weft::reactors::input<int> in{*this, "in"};
+    weft::reactors::reaction r{*this, "r", weft::reactors::on(in), [this] { tr_.add(*this, "inner", in.get()); }};
+};
+struct outer : weft::reactors::reactor {
+    outer(weft::reactors::place p, weft::test::trace& tr) : reactor(p, "outer"), tr_(tr), child{*this, tr} {
+        weft::reactors::connect(in, child.in);
+    }
+    weft::test::trace& tr_;
+    weft::reactors::input<int> in{*this, "in"};
+    inner child;
+    weft::reactors::reaction r{*this, "r", weft::reactors::on(in), [this] { tr_.add(*this, "outer", in.get()); }};
+};
+struct tree_top : weft::reactors::reactor {
+    tree_top(weft::reactors::basic_environment& e, weft::test::trace& tr)
+        : reactor(e, "top"), tr_(tr), a{*this, tr}, b{*this, tr} {
+        weft::reactors::connect(out, a.in);
+        weft::reactors::connect(out, b.in);
+    }
+    weft::test::trace& tr_;
+    weft::reactors::timer t{*this, "t", weft::duration{0}, weft::duration{1'000'000}};
+    weft::reactors::output<int> out{*this, "out"};
+    weft::reactors::input<int> late{*this, "late"};
+    int n_ = 0;
+    weft::reactors::reaction emit{*this, "emit", weft::reactors::on(t), weft::reactors::writes(out),
+                                  [this] { out.set(++n_); }};
+    outer a, b;
+    weft::reactors::after<int> delay{*this, "delay", out, late, weft::duration{0}};
+    weft::reactors::reaction got{*this, "got", weft::reactors::on(late), [this] { tr_.add(*this, "late", late.get()); }};
+};
+}  // namespace
+
+TEST(connection, zero_delay_tree_and_after_on_one_output) {
+    weft::reactors::environment<8, 16> env{{.fast = true, .timeout = weft::duration{1'000'000}}};
+    weft::test::trace tr;
+    tree_top top{env, tr};
+    weft::executor ex{weft::test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    // Inner before outer: same level, declaration order (a child is
+    // declared before its container's reaction). The last `after` value
+    // would land at (1ms, 1), past the timeout.
+    std::vector<std::string> want{"0ms/0 inner 1", "0ms/0 outer 1", "0ms/0 inner 1", "0ms/0 outer 1",
+                                  "0ms/1 late 1",  "1ms/0 inner 2", "1ms/0 outer 2", "1ms/0 inner 2",
+                                  "1ms/0 outer 2"};
+    EXPECT_EQ(tr.lines, want);
+}

@@ -33,12 +33,14 @@ public:
     bool is_present() const noexcept { return owner_->env_->is_present(*this); }
 
 private:
+    // Fired with its event still on top of the queue (process_tag), so the
+    // next period replaces it in place; a one-shot timer removes it.
     static void on_fire(detail::element* e, std::uint16_t) noexcept {
         auto* t = static_cast<timer*>(e);
         basic_environment& env = *t->owner_->env_;
         env.make_present(*t);
-        if (t->period_.count() > 0)
-            (void)env.post(*t, tag{env.current_tag().time + t->period_.count(), 0}, 0);
+        if (t->period_.count() > 0) env.replace_top_event(tag{env.current_tag().time + t->period_.count(), 0});
+        else env.pop_top_event();
     }
     // At start the first event is at (offset, 0), together with startup;
     // on a reset transition at tag t it is t + offset (next microstep if 0).

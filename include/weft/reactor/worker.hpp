@@ -15,7 +15,15 @@
 //
 // A worker spins briefly between batches (tags follow each other within
 // microseconds in a busy program) and then sleeps in the port's waker; it
-// never polls while the program is idle. A worker is not an executor:
+// never polls while the program is idle.
+//
+// Sharing a level must never be slower than running it on the scheduler
+// thread alone. After each shared level the scheduler compares the level's
+// time with its own pace on it and keeps a decaying balance; while sharing
+// has lost time overall (helpers asleep, or preempted while holding a chunk
+// on a loaded machine) it runs the next 1, 3, 7, ... 4095 wide levels
+// alone, and the workers sleep meanwhile instead of spinning. Small levels
+// (below `parallel_threshold`) are never shared. A worker is not an executor:
 // reactions that start tasks or touch an executor must not be shared
 // (keep them in levels narrower than the threshold, or use one worker).
 #include <weft/port/port.hpp>
@@ -43,6 +51,10 @@ public:
             for (int spin = 0; spin < spin_limit; ++spin) {
                 gen = current_generation();
                 if (gen != seen || stop_.load(std::memory_order_acquire)) break;
+                // relaxed: a hint only. While the scheduler runs wide levels
+                // alone (back-off), spinning would only take CPU time from
+                // it on a loaded machine: sleep until the next batch.
+                if (env_->backing_off_.load(std::memory_order_relaxed)) break;
                 pause();
             }
             if (stop_.load(std::memory_order_acquire)) return;
@@ -63,7 +75,9 @@ public:
 
 private:
     friend class basic_environment;
-    static constexpr int spin_limit = 20000;
+    // ~10-50 us of pause instructions: longer than the sequential part of
+    // a busy tag, short enough not to hold a core the program is not using.
+    static constexpr int spin_limit = 4000;
 
     std::uint32_t current_generation() const noexcept {
         return std::uint32_t(env_->batch_claim_.load(std::memory_order_seq_cst) >> 32);
@@ -95,43 +109,81 @@ inline void basic_environment::add_worker(worker& w) noexcept {
     workers_ = &w;
 }
 
-inline void basic_environment::work_batch(std::uint32_t generation) noexcept {
+inline std::uint32_t basic_environment::work_batch(std::uint32_t generation) noexcept {
     const std::uint32_t n = batch_size_.load(std::memory_order_relaxed);
     std::uint32_t workers = 1;
     for (worker* w = workers_; w; w = w->next_) ++workers;
-    const std::uint32_t chunk = n / (4 * workers) ? n / (4 * workers) : 1;
+    // Small chunks: a thread that the OS preempts while holding a chunk
+    // makes everyone wait for it, so hold little (one CAS per chunk is
+    // cheap next to reactions worth sharing).
+    const std::uint32_t chunk = n / (8 * workers) ? n / (8 * workers) : 1;
+    std::uint32_t ran = 0;
     for (;;) {
         // acquire: the batch entries were written before the release that
         // published this generation.
         std::uint64_t c = batch_claim_.load(std::memory_order_acquire);
         std::uint32_t i;
         do {
-            if (std::uint32_t(c >> 32) != generation) return;
+            if (std::uint32_t(c >> 32) != generation) return ran;
             i = std::uint32_t(c);
-            if (i >= n) return;
+            if (i >= n) return ran;
         } while (!batch_claim_.compare_exchange_weak(c, c + chunk, std::memory_order_acq_rel,
                                                      std::memory_order_acquire));
         std::uint32_t end = i + chunk < n ? i + chunk : n;
         for (std::uint32_t k = i; k < end; ++k) run_one(*batch_[k]);
+        ran += end - i;
         // release: publishes this chunk's effects to the scheduler.
         batch_done_.fetch_add(end - i, std::memory_order_release);
     }
 }
 
+inline bool basic_environment::share_level() noexcept {
+    if (share_skip_ == 0) return true;
+    if (--share_skip_ == 0) {
+        // The next wide level is a probe: wake the workers now, so that it
+        // measures sharing rather than a wake-up from sleep.
+        backing_off_.store(false, std::memory_order_relaxed);
+        for (worker* w = workers_; w; w = w->next_) w->notify_if_sleeping();
+    }
+    return false;
+}
+
 inline void basic_environment::run_batch(std::uint32_t n) noexcept {
     ++stats_.parallel_levels;
     parallel_ = true;
+    backing_off_.store(false, std::memory_order_relaxed);
     batch_size_.store(n, std::memory_order_relaxed);
     batch_done_.store(0, std::memory_order_relaxed);
     ++batch_gen_;
+    const std::uint64_t t0 = port::now_ns();
     // seq_cst: publishes the batch (release) and orders the store before
     // the loads of sleeping_ (see worker::run).
     batch_claim_.store(std::uint64_t(batch_gen_) << 32, std::memory_order_seq_cst);
     for (worker* w = workers_; w; w = w->next_) w->notify_if_sleeping();
-    work_batch(batch_gen_);
+    const std::uint64_t tm = port::now_ns();
+    const std::uint32_t mine = work_batch(batch_gen_);
+    const std::uint64_t t1 = port::now_ns();
     // acquire: every chunk's effects are visible after this.
     while (batch_done_.load(std::memory_order_acquire) != n) worker::pause();
     parallel_ = false;
+    // Sharing must never lose to running the level here alone. Estimate
+    // that from this thread's own pace (the wake-ups count against the
+    // shared run, not the pace) and keep a decaying balance of time won:
+    // one level lost to a preempted helper costs a scheduler time slice
+    // (milliseconds) and outweighs many won by microseconds, so while the
+    // balance is negative run the next 1, 3, 7, ... wide levels alone.
+    const std::uint64_t t2 = port::now_ns();
+    const std::int64_t shared = std::int64_t(t2 - t0);
+    const std::int64_t alone = mine ? std::int64_t((t1 - tm) * n / mine) : shared;
+    share_credit_ += (alone - shared) - share_credit_ / 8;
+    if (share_credit_ < 0) {
+        ++stats_.parallel_losses;
+        share_backoff_ = share_backoff_ >= max_share_backoff ? max_share_backoff : 2 * share_backoff_ + 1;
+        share_skip_ = share_backoff_;
+        backing_off_.store(true, std::memory_order_relaxed);
+    } else {
+        share_backoff_ = 0;
+    }
 }
 
 }  // namespace weft::reactors

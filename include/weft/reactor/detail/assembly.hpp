@@ -11,7 +11,9 @@
 //     deadline of anything it feeds), as in LF's C runtime;
 //  5. reactions are ranked by (level, inferred deadline, declaration):
 //     the ready set pops them in this order, which is level by level with
-//     earliest deadline first inside a level.
+//     earliest deadline first inside a level;
+//  6. the hot tables: each rank's body and level packed in rank order,
+//     each origin port's readers (through its zero-delay tree) chained.
 // Everything uses the storage the environment already has; nothing allocates.
 #include <weft/reactor/detail/runtime.hpp>
 
@@ -118,7 +120,43 @@ inline status basic_environment::assemble_graph() noexcept {
         by_rank_[i]->rank_ = i;
         if (by_rank_[i]->level_ + 1 > levels_) levels_ = by_rank_[i]->level_ + 1;
     }
+    // (6) the tables the scheduler loop reads instead of the graph.
+    for (auto* r = first_reaction_; r; r = r->next_global_) {
+        for (std::uint8_t i = 0; i < r->link_count_; ++i) r->links_[i].rank = r->rank_;
+        detail::rank_entry& h = hot_[r->rank_];
+        // A reaction with a mode or a deadline gets a body that runs the
+        // checks first, so the loop itself never branches on them.
+        if (r->mode_ || r->deadline_ >= 0) h.body = [this, r] { run_one(*r); };
+        else h.body = r->body_;
+        h.level = r->level_;
+    }
+    for (detail::element* e = first_element_; e; e = e->next_global_) {
+        if (e->kind_ != detail::element_kind::input && e->kind_ != detail::element_kind::output) continue;
+        auto* p = static_cast<detail::port_node*>(e);
+        if (!p->upstream_) build_fanout(*p);
+    }
     return {};
+}
+
+// Each input has one upstream, so the zero-delay connections from an
+// origin form a tree and every trigger link lies in exactly one origin's
+// tree: one intrusive chain per origin is enough. An `after` ends the
+// zero-delay tree (its value arrives later); it is only flagged.
+inline void basic_environment::build_fanout(detail::port_node& origin) noexcept {
+    origin.fanout_ = nullptr;
+    origin.has_delayed_ = false;
+    detail::link** tail = &origin.fanout_;
+    auto collect = [&](auto& self, detail::port_node& p) -> void {
+        for (detail::link* l = p.readers_; l; l = l->next)
+            if (l->kind == detail::role::trigger) { *tail = l; tail = &l->next_fanout; }
+        for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
+            if (d->on_set_) origin.has_delayed_ = true;
+            else self(self, *d);
+        }
+    };
+    collect(collect, origin);
+    *tail = nullptr;
+    origin.fanout_built_ = true;
 }
 
 // Every reaction left by Kahn has an unprocessed predecessor, so walking

@@ -42,7 +42,7 @@ public:
             e_[i] = e_[p];
             i = p;
         }
-        e_[i] = ev;
+        put(e_[i], ev);
     }
 
     event pop() noexcept {
@@ -100,7 +100,17 @@ private:
             e_[i] = e_[c];
             i = c;
         }
-        e_[i] = ev;
+        put(e_[i], ev);
+    }
+    // Field by field: a whole-struct copy of a local event is built with
+    // narrow stores and read back with wide loads, which defeats store
+    // forwarding (GCC 12 -O3: ~15 cycles per timer tag on x86-64).
+    static void put(event& d, const event& s) noexcept {
+        d.at.time = s.at.time;
+        d.at.microstep = s.at.microstep;
+        d.target = s.target;
+        d.seq = s.seq;
+        d.slot = s.slot;
     }
 
     event* e_;

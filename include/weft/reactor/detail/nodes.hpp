@@ -37,6 +37,11 @@ struct link {
     element* target = nullptr;
     reaction_node* owner = nullptr;
     link* next = nullptr;  // next link on the same target
+    // Assembly chains the trigger links of an origin port's whole
+    // zero-delay tree here and copies the owner's rank, so that setting a
+    // port marks its readers without walking ports or touching reactions.
+    link* next_fanout = nullptr;
+    std::uint32_t rank = 0;
     role kind = role::trigger;
 };
 
@@ -76,6 +81,11 @@ struct port_node : element {
     port_node* origin_ = this;         // the port whose value this one shows
     /// Called when an upstream value arrives (the input side of `after`).
     void (*on_set_)(port_node* self) noexcept = nullptr;
+    /// Origins only (from assembly): every trigger link of the zero-delay
+    /// tree below this port, and whether an `after` hangs off the tree.
+    link* fanout_ = nullptr;
+    bool fanout_built_ = false;
+    bool has_delayed_ = false;
 };
 
 /// A mode of a modal reactor.
@@ -113,6 +123,14 @@ struct reaction_node {
     std::uint32_t level_ = 0;
     std::uint32_t rank_ = 0;           // position in the scheduling order
     std::uint32_t pending_preds_ = 0;  // assembly scratch
+};
+
+/// What the scheduler loop reads per reaction, packed by rank (two per
+/// cache line) so that a chain of reactions streams through one array
+/// instead of visiting each reaction object. Filled by assembly.
+struct alignas(32) rank_entry {
+    callback body;
+    std::uint32_t level = 0;
 };
 
 /// A reactor: owns elements, reactions, modes and nested reactors.

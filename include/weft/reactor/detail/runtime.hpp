@@ -40,6 +40,10 @@ struct environment_stats {
     std::uint64_t reactions = 0;        ///< reaction bodies run
     std::uint64_t deadline_misses = 0;  ///< deadline handlers run instead
     std::uint64_t parallel_levels = 0;  ///< levels split across workers
+    /// Of those, levels after which sharing had lost time overall (each
+    /// makes the scheduler run the next wide levels alone for a while,
+    /// doubling each time: see worker.hpp).
+    std::uint64_t parallel_losses = 0;
 };
 
 /// The part of an environment that does not depend on its capacities.
@@ -132,12 +136,23 @@ public:
     }
     /// An origin port got a value: present it downstream (zero delay).
     void set_port(detail::port_node& p) noexcept {
-        make_present(p);
+        p.stamp_ = stamp_;
+        if (p.fanout_built_) {
+            // Readers see the origin's stamp, so only the marks are left.
+            for (detail::link* l = p.fanout_; l; l = l->next_fanout) ready_.mark(l->rank, parallel_);
+            if (p.has_delayed_) propagate_delayed(p);
+            return;
+        }
+        trigger_readers(p);
         propagate(p);
     }
     /// Queues an event for `target` at `at` (>= next microstep). Fails, and
     /// stops the program, when the event queue is full.
     status post(detail::element& target, tag at, std::uint16_t slot) noexcept;
+    /// Timers only, while their event is on top of the queue being fired:
+    /// move it to `at` / remove it.
+    void replace_top_event(tag at) noexcept { queue_.replace_top(at, 0); }
+    void pop_top_event() noexcept { (void)queue_.pop(); }
     /// Is an event for `e` at `at` queued? O(queue size).
     bool has_event(const detail::element& e, tag at) const noexcept {
         return queue_.find(&e, at) != queue_.size();
@@ -166,8 +181,8 @@ protected:
     basic_environment(const environment_config& cfg, detail::event* events, std::size_t nevents,
                       detail::event* suspended, detail::reaction_node** by_rank,
                       std::uint64_t* ready_words, std::size_t max_reactions,
-                      detail::reaction_node** batch) noexcept
-        : cfg_(cfg), queue_(events, nevents), suspended_(suspended), by_rank_(by_rank),
+                      detail::reaction_node** batch, detail::rank_entry* hot) noexcept
+        : cfg_(cfg), queue_(events, nevents), suspended_(suspended), by_rank_(by_rank), hot_(hot),
           max_reactions_(max_reactions), ready_(ready_words, (max_reactions + 63) / 64) {
         batch_ = batch;
         startup_.name_ = "startup";
@@ -186,7 +201,17 @@ private:
             propagate(*d);
         }
     }
+    // The `after`s below an origin whose readers the fanout already marked.
+    void propagate_delayed(detail::port_node& p) noexcept {
+        for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
+            if (d->on_set_) d->on_set_(d);
+            else propagate_delayed(*d);
+        }
+    }
+    void build_fanout(detail::port_node& origin) noexcept;
     task<status> main_task() noexcept;
+    enum class step : std::uint8_t { wait_time, wait_physical, done };
+    step advance(std::uint64_t& due) noexcept;
     bool wake_reason() const noexcept;
     status assemble_graph() noexcept;
     void startup_tag() noexcept;
@@ -195,7 +220,8 @@ private:
     void run_reactions() noexcept;
     void run_one(detail::reaction_node& r) noexcept;
     void run_batch(std::uint32_t n) noexcept;
-    void work_batch(std::uint32_t generation) noexcept;
+    std::uint32_t work_batch(std::uint32_t generation) noexcept;
+    bool share_level() noexcept;
     template <class F> void for_each_successor(detail::reaction_node& r, F&& f) noexcept;
     template <class F> void for_each_port_reader(detail::port_node& p, F&& f) noexcept;
     void report_cycle() noexcept;
@@ -211,6 +237,7 @@ private:
     detail::event* suspended_;
     std::size_t suspended_count_ = 0;
     detail::reaction_node** by_rank_;
+    detail::rank_entry* hot_;
     std::size_t max_reactions_;
     detail::ready_set ready_;
 
@@ -251,6 +278,13 @@ private:
     std::atomic<std::uint64_t> batch_claim_{0};  // (generation << 32) | next index
     std::atomic<std::uint32_t> batch_done_{0};
     std::uint32_t batch_gen_ = 0;
+    // Wide levels still to run alone after a lost parallel level, and the
+    // current back-off (see run_batch).
+    std::uint32_t share_skip_ = 0;
+    std::int64_t share_credit_ = 0;  // ns won by sharing, decaying (see run_batch)
+    std::atomic<bool> backing_off_{false};
+    std::uint32_t share_backoff_ = 0;
+    static constexpr std::uint32_t max_share_backoff = 4095;
     bool stop_handled_ = false;
     detail::element startup_{};
     detail::element shutdown_{};
