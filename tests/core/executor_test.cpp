@@ -102,3 +102,48 @@ TEST(executor, request_stop_returns_from_run) {
     EXPECT_EQ(loops, 10);
     h->cancel();
 }
+
+// The yield fast path rotates a level's ring in place; check it against the
+// plain FIFO order with levels joining and leaving while tasks yield.
+TEST(executor, yield_ring_keeps_fifo_order_across_levels) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    auto a = ex.spawn(record(log, 'a', 3), 2);
+    auto b = ex.spawn(record(log, 'b', 1), 2);
+    auto c = ex.spawn(record(log, 'c', 2), 2);
+    auto x = ex.spawn(record(log, 'x', 1), 1);
+    auto y = ex.spawn(record(log, 'y', 0), 1);
+    auto z = ex.spawn(record(log, 'z', 2), 5);
+    ASSERT_TRUE(a && b && c && x && y && z);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "zzzabcabcacaxyx");
+}
+
+TEST(executor, yield_of_a_lone_task_continues_it) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    auto a = ex.spawn(record(log, 'a', 4), 9);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "aaaaa");
+}
+
+// A stop requested by a yielding task must reach run() even though the
+// yield would otherwise switch straight to the next task.
+TEST(executor, request_stop_interrupts_a_yield_ring) {
+    executor ex{test::virtual_clock()};
+    int spins = 0;
+    auto spin = [&]() -> task<> {
+        for (;;) {
+            if (++spins == 100) ex.request_stop();
+            co_await yield();
+        }
+    };
+    auto a = ex.spawn(spin());
+    auto b = ex.spawn(spin());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::stopped);
+    EXPECT_LE(spins, 101);
+    a->cancel();
+    b->cancel();
+}

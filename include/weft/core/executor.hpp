@@ -39,6 +39,9 @@ enum class run_outcome : std::uint8_t {
 
 class executor {
 public:
+    // ready_ is deliberately left uninitialised: a level's slot is read only
+    // while its bitmap bit is set, and zeroing 32 slots costs a memset (and
+    // newlib's 162-byte memset on the board) for nothing.
     explicit executor(executor_config cfg = {}) noexcept : cfg_(cfg) {}
     executor(const executor&) = delete;
     executor& operator=(const executor&) = delete;
@@ -64,8 +67,8 @@ public:
             if (irqs_.maybe_pending()) irqs_.drain();
             if (!timers_.empty()) fire_timers();
             if (stop_.load(std::memory_order_relaxed)) return run_outcome::stopped;
-            if (task_control* t = pop_ready()) {
-                t->resume_point_.resume();
+            if (bitmap_ != 0) {
+                pop_ready()->resume_point_.resume();
                 continue;
             }
             if (live_ == 0) return run_outcome::completed;
@@ -77,6 +80,11 @@ public:
     /// Interrupt-safe and callable from a foreign thread.
     void request_stop() noexcept {
         stop_.store(true, std::memory_order_relaxed);
+        // The node makes the interrupt queue non-empty, which is the one
+        // thing the yield fast path checks besides the timers; its handler
+        // does nothing (run() reads stop_ after draining). Already queued:
+        // a stop is on its way anyway.
+        (void)irqs_.post(stop_node_);
         waker_.notify();
     }
 
@@ -89,44 +97,48 @@ public:
         return ok;
     }
 
-    /// Makes a task ready (FIFO within its priority). Executor thread only.
-    void schedule(task_control& t) noexcept {
-        fifo& q = ready_[t.priority_];
-        t.next_ready_ = nullptr;
-        if (q.tail) q.tail->next_ready_ = &t; else q.head = &t;
-        q.tail = &t;
-        bitmap_ |= 1u << t.priority_;
+    /// post() for nodes whose owner guarantees they are never queued twice
+    /// (split_phase): no `queued` flag. Interrupt-safe, lock-free.
+    void post_unique(irq_node& n) noexcept {
+        irqs_.push(n);
+        waker_.notify();
     }
 
-    /// The yield path: requeues `t` and, when no timer, interrupt or stop
-    /// needs the run loop's attention, hands the processor straight to the
-    /// next ready task by symmetric transfer instead of returning to run().
-    std::coroutine_handle<> yield_from(task_control& t) noexcept {
-        if (needs_loop()) {
-            schedule(t);
-            return std::noop_coroutine();
-        }
-        // Same result as schedule(t) followed by pop_ready(), in fewer
-        // dependent loads: t is running, so its level holds only the others.
+    /// Makes a task ready (FIFO within its priority). Executor thread only.
+    void schedule(task_control& t) noexcept {
         const unsigned level = t.priority_;
-        const std::uint32_t at_or_above = bitmap_ >> level;
-        if (at_or_above == 0) return t.resume_point_;  // alone at the top: go on
-        if (at_or_above == 1) {  // rotate: t to the back, the front runs
-            fifo& q = ready_[level];
-            task_control* next = q.head;
-            task_control* after = next->next_ready_;
-            t.next_ready_ = nullptr;
-            if (after) {
-                q.tail->next_ready_ = &t;
-                q.head = after;
-            } else {
-                q.head = &t;
-            }
-            q.tail = &t;
-            return next->resume_point_;
+        const std::uint32_t bit = 1u << level;
+        task_control*& tail = ready_[level];
+        if (bitmap_ & bit) {  // insert after the tail, before the head
+            t.next_ready_ = tail->next_ready_;
+            tail->next_ready_ = &t;
+        } else {  // ready_[level] holds garbage until now
+            t.next_ready_ = &t;
+            bitmap_ |= bit;
         }
-        schedule(t);  // a higher level is ready
-        return pop_ready()->resume_point_;
+        tail = &t;
+    }
+
+    /// The yield path (transition 4): requeues the running task `t` and
+    /// returns what to resume. When `t`'s level is the highest ready one and
+    /// no timer or interrupt (or stop request, which posts one) needs run(),
+    /// the front task of that level runs next by symmetric transfer: one
+    /// rotation of the level's ring, no return to run().
+    [[gnu::always_inline]] std::coroutine_handle<> yield_from(task_control& t) noexcept {
+        const unsigned level = t.priority_;
+        if ((bitmap_ >> level) == 1 && !needs_loop()) {
+            // Same result as schedule(t) then pop_ready(), without branches:
+            // link t after the tail, then unlink the head. With a single
+            // other task (head == tail) the first store makes head->next
+            // point to t, so t ends up linked to itself, as it must.
+            task_control*& tail = ready_[level];
+            task_control* head = tail->next_ready_;
+            tail->next_ready_ = &t;
+            t.next_ready_ = head->next_ready_;
+            tail = &t;
+            return head->resume_point_;
+        }
+        return yield_slow(t);
     }
 
     /// Timer queue (executor thread only). erase is a no-op if not armed.
@@ -138,6 +150,10 @@ public:
     /// virtual clock, run() reports `stalled` only when this is zero.
     void external_begin() noexcept { external_.fetch_add(1, std::memory_order_relaxed); }
     void external_end() noexcept { external_.fetch_sub(1, std::memory_order_relaxed); }
+    /// The same count for waits armed and ended on the executor thread
+    /// only (split_phase): a plain counter, no atomic read-modify-write.
+    void armed_begin() noexcept { ++armed_; }
+    void armed_end() noexcept { --armed_; }
 
     /// Virtual clock only (a no-op on the real clock): moves time forward by
     /// `d` as if the running code had taken that long. Lets tests simulate
@@ -155,23 +171,27 @@ public:
     void task_finished() noexcept { --live_; }
 
 private:
-    struct fifo {
-        task_control* head = nullptr;
-        task_control* tail = nullptr;
-    };
-
+    // Precondition: bitmap_ != 0. Each level is a circular list reached
+    // through its tail (tail->next_ready_ is the head), so push and pop need
+    // one pointer per level and popping needs no branch.
     task_control* pop_ready() noexcept {
-        if (bitmap_ == 0) return nullptr;
-        unsigned level = 31u - unsigned(std::countl_zero(bitmap_));
-        fifo& q = ready_[level];
-        task_control* t = q.head;
-        q.head = t->next_ready_;
-        if (!q.head) {
-            q.tail = nullptr;
-            bitmap_ &= ~(1u << level);
-        }
-        return t;
+        const unsigned level = 31u - unsigned(std::countl_zero(bitmap_));
+        task_control*& tail = ready_[level];
+        task_control* head = tail->next_ready_;
+        tail->next_ready_ = head->next_ready_;  // a no-op when head == tail
+        bitmap_ &= ~(std::uint32_t(head == tail) << level);
+        return head;
     }
+
+    // Out of line: the rare half of yield_from (a timer, an interrupt or a
+    // higher level is waiting, or t is alone).
+    [[gnu::noinline]] std::coroutine_handle<> yield_slow(task_control& t) noexcept {
+        schedule(t);
+        if (needs_loop()) return std::noop_coroutine();
+        return pop_ready()->resume_point_;
+    }
+
+    static void on_stop_node(irq_node*) noexcept {}
 
     void fire_timers() noexcept {
         std::uint64_t now = to_ns(this->now());
@@ -191,7 +211,7 @@ private:
                 if (next > virtual_now_) virtual_now_ = next;
                 return true;
             }
-            if (external_.load(std::memory_order_relaxed) == 0 && !irqs_.maybe_pending())
+            if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0 && !irqs_.maybe_pending())
                 return false;
             waker_.wait_until(port::no_deadline);
             return true;
@@ -201,22 +221,22 @@ private:
     }
 
     // True when a timer, an interrupt or a stop request needs run().
-    bool needs_loop() const noexcept {
-        return !timers_.empty() || irqs_.maybe_pending() || stop_.load(std::memory_order_relaxed);
-    }
+    [[gnu::always_inline]] bool needs_loop() const noexcept { return !timers_.empty() || irqs_.maybe_pending(); }
 
     // The fields every switch reads come first, so that they share a cache
     // line (host) and short load offsets (Thumb-2).
     std::uint32_t bitmap_ = 0;
-    std::atomic<bool> stop_{false};
     interrupt_queue irqs_;
     detail::timer_heap timers_;
-    fifo ready_[max_priority + 1];
+    task_control* ready_[max_priority + 1];  // tail of each level's ring
+    std::atomic<bool> stop_{false};
+    irq_node stop_node_{&on_stop_node};
     executor_config cfg_;
     port::waker waker_;
     std::uint64_t virtual_now_ = 0;
     std::uint32_t live_ = 0;
     std::atomic<std::uint32_t> external_{0};
+    std::uint32_t armed_ = 0;
 };
 
 inline void task_control::wake() noexcept {

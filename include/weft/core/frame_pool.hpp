@@ -72,7 +72,7 @@ public:
 
     /// Not ISR-safe: frames are created and destroyed on the executor.
     void* try_allocate(std::size_t n) noexcept {
-        if (n > largest_) largest_ = n;
+        note_request(n);
         if (n > slot_bytes_ || free_ == nullptr) return nullptr;
         free_slot* s = free_;
         free_ = s->next;
@@ -84,6 +84,10 @@ public:
         s->next = free_;
         free_ = s;
         --used_;
+    }
+    /// Records a request for the report (largest_request()).
+    void note_request(std::size_t n) noexcept {
+        if (n > largest_) largest_ = n;
     }
     /// Forget the peak (e.g. between measurement phases).
     void reset_peak() noexcept { peak_ = used_; failures_ = 0; largest_ = 0; }
@@ -158,20 +162,19 @@ struct frame_allocator {
     /// Allocates a frame of n bytes for the coroutine `site`; nullptr (and a
     /// recorded error, see last_error()) when no pool can provide it.
     static void* allocate(std::size_t n, frame_site site) noexcept {
+        frame_pool_base* tried = scoped();
         void* p = nullptr;
-        frame_pool_base* tried = nullptr;
-        if (frame_pool_base* forced = scoped()) {
-            tried = forced;
-            p = forced->try_allocate(n);
+        if (tried) {
+            p = tried->try_allocate(n);
         } else {
             for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
-                if (pool->slot_bytes_ < n) { pool->largest_ = pool->largest_ < n ? n : pool->largest_; continue; }
+                if (pool->slot_bytes_ < n) { pool->note_request(n); continue; }
                 tried = pool;
                 if ((p = pool->try_allocate(n))) break;
             }
         }
         record(site.function, n, p != nullptr);
-        if (!p) fail(tried, n);
+        if (!p) fail(tried);
         return p;
     }
 
@@ -208,7 +211,9 @@ struct frame_allocator {
     }
 
 private:
-    static void fail(frame_pool_base* tried, std::size_t n) noexcept {
+    // Out of line and cold: running out of frames is the rare path, and
+    // its error bookkeeping would otherwise be inlined into every spawn.
+    [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried) noexcept {
         error& e = last_error();
         e.kind = "frame pool";
         if (tried == nullptr) {
@@ -227,7 +232,6 @@ private:
             e.detail = "all slots in use";
             ++tried->failures_;
         }
-        (void)n;
     }
 
 #if WEFT_FRAME_REPORT_ENTRIES > 0

@@ -44,9 +44,22 @@ public:
         return true;
     }
 
+    /// Like post(), for an owner whose own state machine guarantees that
+    /// `n` is never queued twice (split_phase): skips the `queued` flag,
+    /// i.e. one compare-and-swap loop instead of an exchange and the loop.
+    /// Interrupt-safe, lock-free.
+    void push(irq_node& n) noexcept {
+        irq_node* head = head_.load(std::memory_order_relaxed);
+        do {
+            n.next = head;
+            // release: as in post().
+        } while (!head_.compare_exchange_weak(head, &n, std::memory_order_release,
+                                              std::memory_order_relaxed));
+    }
+
     /// Cheap check for the executor's loop (no ordering needed: a miss is
     /// caught at the next check, and the poster also notifies the waker).
-    bool maybe_pending() const noexcept {
+    [[gnu::always_inline]] bool maybe_pending() const noexcept {
         return head_.load(std::memory_order_relaxed) != nullptr;
     }
 

@@ -144,19 +144,36 @@ private:
 template <>
 class result<void> {
 public:
-    // User-provided (not `= default`): `status{}` then skips the zero-fill
-    // that value-initialisation adds before the member initialisers, which
-    // GCC 12 -Os emits as a memset plus a copy on every co_await.
-    constexpr result() noexcept {}
-    constexpr result(error e) noexcept : err_(e) {}
-    constexpr result(errc code) noexcept : err_{code} {}
-    constexpr bool has_value() const noexcept { return err_.code == errc::ok; }
+    // Success writes only the code: every co_await of a sleep, a yield or
+    // an event builds a status in the coroutine frame (GCC 12 keeps the
+    // awaiter's result there even when it is discarded), and the four other
+    // fields of an error cost four stores and an out-of-line constructor.
+    constexpr result() noexcept : s_{} {}
+    constexpr result(error e) noexcept : s_{e} {}
+    constexpr result(errc code) noexcept : s_{code} {}
+    constexpr bool has_value() const noexcept { return code() == errc::ok; }
     constexpr explicit operator bool() const noexcept { return has_value(); }
-    constexpr const error& err() const noexcept { return err_; }
-    constexpr errc code() const noexcept { return err_.code; }
+    /// On success, an error whose code is errc::ok (and empty names).
+    constexpr const error& err() const noexcept { return has_value() ? none : s_.err; }
+    // Reading `ok.code` whichever member is active is the common initial
+    // sequence rule: both members are standard-layout and start with errc.
+    constexpr errc code() const noexcept { return s_.ok.code; }
 
 private:
-    error err_{};
+    struct code_only {
+        errc code;
+    };
+    union storage {
+        code_only ok;
+        error err;
+        constexpr storage() noexcept : ok{errc::ok} {}
+        constexpr storage(const error& e) noexcept : err(e) {}
+        constexpr storage(errc c) noexcept : ok{c} {
+            if (c != errc::ok) err = error{c};
+        }
+    };
+    static constexpr error none{};
+    storage s_;
 };
 
 /// The outcome of an operation that produces no value.

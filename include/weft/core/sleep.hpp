@@ -27,8 +27,10 @@ public:
         ctl_ = &h.promise().control();
         if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
         executor& ex = ctl_->exec();
-        time_point t = relative_ ? ex.now() + delta_ : until_;
-        if (t <= ex.now()) return false;  // already due: no suspension
+        // One clock read: on a board it masks interrupts and reads a timer.
+        const time_point now = ex.now();
+        const time_point t = relative_ ? now + delta_ : until_;
+        if (t <= now) return false;  // already due: no suspension
         deadline_ns = to_ns(t);
         fire = &on_fire;
         abort = &on_abort;

@@ -9,13 +9,22 @@
 //   auto v = co_await adc;                  // result<uint16_t>
 //   // ISR:   adc.complete(ADC->DR);        // interrupt-safe
 //
-// State machine (numbers cited in the code):
+// State machine (numbers cited in the code). `filling` states belong to
+// one completer while it writes the value: the state itself is the lock, so
+// a completion is one compare-and-swap, one store and (if a task waits) one
+// push onto the interrupt queue.
 //
-//   idle ──(1) co_await──> armed ──(2) complete()──> done ──(4) resume──> idle
-//     │                      │                         ^
-//     └──(3) complete()──────┼──> done (await finds it ready)
-//                            └──(5) cancel/timeout──> idle (later complete()
-//                                                      is kept for next await)
+//   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> done
+//     │                      │                            ^                         │ ^
+//     │                      │                            │ (3c) co_await while     │ │
+//     │                      │                            │      filling            │ │
+//     └──(3) complete()──> filling ──(3b) value, nobody waits─────────────────────────┘ │
+//                            │                                                      │
+//                            └──(5) cancel/timeout ──> idle   (4) resume ──> idle <──┘
+//
+//   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
+//   the value ready. (5) applies to `armed` only: a completion that has
+//   already claimed the state wins and is delivered.
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
@@ -31,7 +40,7 @@ namespace weft {
 
 template <class T>
 class split_phase : detail::wait_node, irq_node {
-    enum state : std::uint8_t { idle, armed, done };
+    enum state : std::uint8_t { idle, armed, done, filling, filling_armed };
 
 public:
     explicit split_phase(const char* name = "split_phase") noexcept
@@ -45,18 +54,30 @@ public:
     /// Fails with `busy` (naming the operation) if an earlier result has not
     /// been consumed yet: the new value is refused, the old one kept.
     [[nodiscard]] status complete(T value) noexcept {
-        std::uint8_t s = state_.load(std::memory_order_acquire);
-        for (;;) {
-            if (s == done) return error{errc::busy, "split_phase", name_, 1, "completed twice before being awaited"};
-            if (claim_.exchange(true, std::memory_order_acquire))
-                return error{errc::busy, "split_phase", name_, 1, "completed concurrently"};
-            value_ = std::move(value);
-            // release: the waiter's acquire load of state_ sees value_.
-            if (state_.compare_exchange_strong(s, done, std::memory_order_acq_rel)) break;
-            claim_.store(false, std::memory_order_release);  // state changed under us: retry
+        std::uint8_t s = state_.load(std::memory_order_relaxed);
+        std::uint8_t claim;
+        do {
+            if (s == done) return refused("completed twice before being awaited");
+            if (s != idle && s != armed) return refused("completed concurrently");
+            claim = s == armed ? filling_armed : filling;
+            // acquire: when armed, see the waiter's ex_ and ctl_ (published
+            // by its release CAS) before posting to ex_.
+        } while (!state_.compare_exchange_weak(s, claim, std::memory_order_acquire,
+                                               std::memory_order_relaxed));
+        value_ = std::move(value);
+        if (claim == filling) {
+            std::uint8_t expected = filling;
+            // release: the awaiter's acquire of `done` sees value_. (3b)
+            if (state_.compare_exchange_strong(expected, done, std::memory_order_acq_rel,
+                                               std::memory_order_acquire))
+                return {};
+            // (3c): a task armed while we wrote; the failed CAS acquired
+            // its ex_/ctl_, and it now waits for our wake-up.
         }
-        claim_.store(false, std::memory_order_release);
-        if (s == armed) ex_->post(*this);  // (2): hand the wake-up to the executor
+        // release: the executor resumes the task after draining our node
+        // and the task reads value_ then.
+        state_.store(done, std::memory_order_release);  // (2b)
+        ex_->post_unique(*this);
         return {};
     }
 
@@ -86,17 +107,20 @@ private:
         ex_ = &ctl_->exec();
         outcome_ = errc::ok;
         abort = &on_abort;
-        ex_->external_begin();
+        ex_->armed_begin();
         ctl_->park(h, this);
-        std::uint8_t expected = idle;
+        std::uint8_t s = idle;
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
-        if (!state_.compare_exchange_strong(expected, armed, std::memory_order_acq_rel)) {
-            ex_->external_end();  // completed meanwhile (3): do not suspend
-            ctl_->park(h);
-            return false;
-        }
-        return true;  // (1)
+        if (state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))
+            return true;  // (1)
+        if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
+                                                           std::memory_order_acquire))
+            return true;  // (3c): the completer posts when its value is in
+        ex_->armed_end();  // completed meanwhile (3b): do not suspend
+        ctl_->park(h);
+        return false;
     }
     result<T> resume() noexcept {
         if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
@@ -107,24 +131,27 @@ private:
 
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
         auto* self = static_cast<split_phase*>(n);
-        self->ex_->external_end();
+        self->ex_->armed_end();
         self->ctl_->wake();
     }
     static void on_abort(detail::wait_node* w, errc why) noexcept {  // (5)
         auto* self = static_cast<split_phase*>(w);
         std::uint8_t expected = armed;
         if (self->state_.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
-            self->ex_->external_end();
+            self->ex_->armed_end();
             self->outcome_ = why;
             self->ctl_->wake();
         }
         // else: the ISR completed first; its queued wake-up delivers the
         // value and the abort loses the race (no value is dropped).
     }
+    // Out of line: formatting an error is the rare path of an ISR.
+    [[gnu::noinline, gnu::cold]] status refused(const char* why) const noexcept {
+        return error{errc::busy, "split_phase", name_, 1, why};
+    }
 
     const char* name_;
     std::atomic<std::uint8_t> state_{idle};
-    std::atomic<bool> claim_{false};
     executor* ex_ = nullptr;
     task_control* ctl_ = nullptr;
     errc outcome_ = errc::ok;

@@ -11,17 +11,19 @@
 namespace weft {
 
 struct yield_operation {
-    bool cancelled = false;
+    task_control* ctl = nullptr;  // set by await_suspend, which always runs
     bool await_ready() const noexcept { return false; }
     template <class P>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
         task_control& c = h.promise().control();
-        cancelled = c.cancel_requested();
+        ctl = &c;
         c.park(h);
         return c.executor_->yield_from(c);  // (4): to the back of its level
     }
+    // Cancellation is read on resumption: a cancel() that arrived while the
+    // task waited in the ready queue is reported by this very yield.
     status await_resume() const noexcept {
-        return cancelled ? status{errc::cancelled} : status{};
+        return ctl->cancel_requested() ? status{errc::cancelled} : status{};
     }
 };
 

@@ -22,7 +22,7 @@ struct timer_node {
 
 class timer_heap {
 public:
-    bool empty() const noexcept { return root_ == nullptr; }
+    [[gnu::always_inline]] bool empty() const noexcept { return root_ == nullptr; }
     timer_node* top() const noexcept { return root_; }
     std::uint64_t next_deadline() const noexcept {
         return root_ ? root_->deadline_ns : ~std::uint64_t{0};

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core/result.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace weft;
+
+// A successful status stores only its code; err() still reads as a valid,
+// empty error.
+TEST(status, success_reads_as_an_empty_error) {
+    status s;
+    EXPECT_TRUE(s);
+    EXPECT_EQ(s.code(), errc::ok);
+    EXPECT_EQ(s.err().code, errc::ok);
+    EXPECT_STREQ(s.err().kind, "");
+    EXPECT_STREQ(s.err().object, "");
+    EXPECT_EQ(s.err().limit, 0u);
+    EXPECT_EQ(s.err().detail, nullptr);
+    status copy = s;
+    EXPECT_TRUE(copy);
+}
+
+TEST(status, error_code_alone_has_empty_names) {
+    status s{errc::cancelled};
+    EXPECT_FALSE(s);
+    EXPECT_EQ(s.code(), errc::cancelled);
+    EXPECT_STREQ(s.err().kind, "");
+    EXPECT_STREQ(s.err().message().c_str(), " '': cancelled");
+}
+
+TEST(status, full_error_survives_copies) {
+    status s{error{errc::full, "channel", "uart_rx", 8, nullptr}};
+    status copy = s;
+    status assigned;
+    assigned = copy;
+    EXPECT_EQ(assigned.code(), errc::full);
+    EXPECT_STREQ(assigned.err().message().c_str(), "channel 'uart_rx': full (limit 8)");
+}
