@@ -19,10 +19,21 @@
 //              paired sample each, at most `max_trials` (give a budget that
 //              covers the grid when calibration is cheap);
 //   3. final:  successive halving: the best third gets two more samples,
-//              then the best `finalists` get `final_runs` more;
-//              the one with the highest median wins;
+//              then the best `finalists` get `final_runs` more; the one
+//              with the highest median wins. Extra samples are taken
+//              round-robin across the candidates of a round (A B C A B C,
+//              not A A B B C C): on a shared machine the load comes in
+//              bursts, and a burst must hit every contender alike instead
+//              of crowning the one it happened to land on;
 //   4. decide: if that median is below `min_gain`, interleaving does not pay
 //              and the choice is "sequential" (interleave == false).
+//
+// What a calibration sample must look like is the caller's part, and it
+// decides whether the tuner can be right at all (bench/batch measured the
+// misses): run the data set the real work runs (or a sample of
+// representative_sample_bytes(): one that misses the caches the same way),
+// and pair the two executions in ABBA order (paired_ratio) so that a load
+// change during the sample cancels instead of biasing the ratio.
 //
 // It allocates nothing: the candidate array is the caller's and is reordered
 // in place (and each candidate keeps its last median in `speedup`).
@@ -97,6 +108,7 @@ struct tune_options {
     double min_gain = 1.03;           ///< interleave only if the median ratio reaches this
     std::size_t max_step_bytes = 0;   ///< step cap; 0 = L1 / 2 (no cap if L1 unknown)
     double start_l1_fraction = 0.03;  ///< screening starts at active set = this x L1
+    std::size_t promotion_passes = 2; ///< re-rankings per halving round that may sample newcomers
 };
 
 namespace detail {
@@ -129,11 +141,41 @@ inline double median_of(double* v, std::size_t n) noexcept {
 }
 }  // namespace detail
 
+/// One paired calibration sample in ABBA order: sequential, interleaved,
+/// interleaved, sequential; returns (s1 + s2) / (i1 + i2). A load that rises
+/// or falls steadily during the sample weighs on both halves alike (a plain
+/// "sequential then interleaved" pair charges it to the second run).
+/// `cost(interleaved)` runs the work once and returns its cost (> 0).
+template <class Cost>
+double paired_ratio(Cost&& cost) noexcept {
+    const double s1 = cost(false);
+    const double i1 = cost(true);
+    const double i2 = cost(true);
+    const double s2 = cost(false);
+    return (s1 + s2) / (i1 + i2);
+}
+
+/// Bytes of data a calibration sample should cover so that it meets the
+/// caches as the whole data set does: all of it when it fits in twice the
+/// total cache, otherwise at least twice the total cache and four active
+/// sets. A smaller sample of a large set can fit (or half-fit) the last
+/// level and then measures a different kernel: bench/batch calibrated on
+/// half of a 2x-cache set and the tuner's pick lost to sequential (0.86x)
+/// where its samples had said 2.3x.
+inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, std::size_t data_bytes,
+                                               std::size_t active_set_bytes) noexcept {
+    std::size_t want = 2 * caches.total();
+    if (want < 4 * active_set_bytes) want = 4 * active_set_bytes;
+    return data_bytes < want ? data_bytes : want;
+}
+
 /// Chooses lanes and step (or sequential) for a kernel. `calibrate(c)`
 /// returns one paired sample of sequential time / interleaved time for
-/// candidate c (> 0); it is called at most max_trials + 2 * max(finalists,
-/// max_trials / 3) + finalists * final_runs times. Not ISR-safe; allocates nothing; reorders `c` (capped candidates
-/// last, the others by distance from the start point).
+/// candidate c (> 0). Calls: max_trials to screen, then 2 per candidate of
+/// the best third and final_runs per finalist, once more for each candidate
+/// promoted into those sets (at most promotion_passes refills per round).
+/// Not ISR-safe; allocates nothing (about 11 KiB of stack); reorders `c`:
+/// the ranked candidates first (best first), capped ones last.
 /// Errors: errc::invalid when there is no candidate.
 template <class Calibrate>
 result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, std::size_t n,
@@ -164,34 +206,70 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     ch.trials = screened;
     // 3. final, by successive halving: the best third gets two more samples
     //    (median of 3), then the best `finalists` get `final_runs` more; the
-    //    highest median wins. A lucky single sample cannot win on its own.
+    //    highest median wins. A lucky single sample cannot win on its own,
+    //    and an unlucky one cannot lose for good: after each round the
+    //    candidates are re-ranked (medians of the sampled ones against the
+    //    single screening values of the rest) and whoever moved into the top
+    //    set is sampled too (at most `promotion_passes` times per round).
+    //    Samples of a round are taken round-robin (see the header comment).
     double samples[64][16];
     std::size_t count[64] = {};
+    std::size_t ord[64];  // ranking, as indices into c[0..keep)
     const std::size_t keep = screened < 64 ? screened : 64;
     detail::sort_by(c, screened, [](const tune_candidate& x) { return -x.speedup; });
-    for (std::size_t i = 0; i < keep; ++i) samples[i][count[i]++] = c[i].speedup;
-    auto more = [&](std::size_t upto, std::size_t extra) {
-        for (std::size_t i = 0; i < upto; ++i) {
-            for (std::size_t k = 0; k < extra && count[i] < 16; ++k, ++ch.trials)
-                samples[i][count[i]++] = calibrate(c[i]);
-            double v[16];
-            for (std::size_t k = 0; k < count[i]; ++k) v[k] = samples[i][k];
-            c[i].speedup = detail::median_of(v, count[i]);
-        }
-        // keep each candidate's samples attached while reordering
-        for (std::size_t i = 1; i < upto; ++i)
-            for (std::size_t j = i; j > 0 && c[j].speedup > c[j - 1].speedup; --j) {
-                tune_candidate t = c[j]; c[j] = c[j - 1]; c[j - 1] = t;
-                std::size_t n2 = count[j]; count[j] = count[j - 1]; count[j - 1] = n2;
-                for (std::size_t k = 0; k < 16; ++k) {
-                    double d = samples[j][k]; samples[j][k] = samples[j - 1][k]; samples[j - 1][k] = d;
-                }
+    for (std::size_t i = 0; i < keep; ++i) {
+        samples[i][count[i]++] = c[i].speedup;
+        ord[i] = i;
+    }
+    // Stable re-ranking; with `target`, candidates that reached it come first.
+    auto rank = [&](std::size_t target) {
+        auto before = [&](std::size_t x, std::size_t y) {
+            const bool fx = count[x] >= target, fy = count[y] >= target;
+            return fx != fy ? fx : c[x].speedup > c[y].speedup;
+        };
+        for (std::size_t i = 1; i < keep; ++i)
+            for (std::size_t j = i; j > 0 && before(ord[j], ord[j - 1]); --j) {
+                const std::size_t t = ord[j];
+                ord[j] = ord[j - 1];
+                ord[j - 1] = t;
             }
     };
-    std::size_t fin = o.finalists ? (o.finalists < keep ? o.finalists : keep) : 1;
-    std::size_t third = (keep + 2) / 3 > fin ? (keep + 2) / 3 : fin;
-    if (o.final_runs > 0) more(third, 2);
-    more(fin, o.final_runs);
+    auto round = [&](std::size_t top, std::size_t target) {
+        if (target > 16) target = 16;
+        for (std::size_t pass = 0; pass <= o.promotion_passes; ++pass) {
+            rank(0);
+            bool sampled = false;
+            for (bool any = true; any;) {  // A B C A B C ...
+                any = false;
+                for (std::size_t i = 0; i < top; ++i) {
+                    const std::size_t j = ord[i];
+                    if (count[j] >= target) continue;
+                    samples[j][count[j]++] = calibrate(c[j]);
+                    ++ch.trials;
+                    any = sampled = true;
+                }
+            }
+            for (std::size_t i = 0; i < top; ++i) {
+                const std::size_t j = ord[i];
+                double v[16];
+                for (std::size_t k = 0; k < count[j]; ++k) v[k] = samples[j][k];
+                c[j].speedup = detail::median_of(v, count[j]);
+            }
+            if (!sampled) break;  // the top set was already fully sampled
+        }
+        rank(target);  // the winner must be a fully sampled candidate
+    };
+    const std::size_t fin = o.finalists ? (o.finalists < keep ? o.finalists : keep) : 1;
+    const std::size_t third = (keep + 2) / 3 > fin ? (keep + 2) / 3 : fin;
+    if (o.final_runs > 0) {
+        round(third, 3);
+        round(fin, 3 + o.final_runs);
+    }
+    {
+        tune_candidate sorted[64];
+        for (std::size_t i = 0; i < keep; ++i) sorted[i] = c[ord[i]];
+        for (std::size_t i = 0; i < keep; ++i) c[i] = sorted[i];
+    }
     // 4. decide
     const tune_candidate& best = c[0];
     ch.best_interleaved = best.speedup;
