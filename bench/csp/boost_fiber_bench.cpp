@@ -1,58 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
-// Peer: the csp workloads on Boost.Fiber (one thread, fibers, its channels).
-#include "common.hpp"
+// Peer: the csp workloads on Boost.Fiber: fibers on one thread (the default
+// round-robin scheduler) and its unbuffered/buffered channels
+// (peer_workloads.hpp holds the work).
+#include "peer_workloads.hpp"
 
 #include <boost/fiber/all.hpp>
 
+#include <cstddef>
 #include <vector>
 
 namespace {
 namespace bf = boost::fibers;
 
-void pingpong(long msgs) {
-    bf::unbuffered_channel<int> ping, pong;
-    bf::fiber a([&] { for (long i = 0; i < msgs / 2; ++i) { ping.push(1); int v; pong.pop(v); } });
-    bf::fiber b([&] { for (long i = 0; i < msgs / 2; ++i) { int v; ping.pop(v); pong.push(1); } });
-    a.join();
-    b.join();
+// buffered_channel needs a power-of-two size and holds one value less:
+// round up so that it holds at least the capacity the workload asks for.
+inline std::size_t ring_for(std::size_t cap) {
+    std::size_t r = 2;
+    while (r < cap + 1) r *= 2;
+    return r;
 }
 
-void buffered(long msgs) {
-    bf::buffered_channel<long> ch(64);
-    long sum = 0;
-    bf::fiber p([&] { for (long i = 0; i < msgs; ++i) ch.push(i); });
-    bf::fiber c([&] { for (long i = 0; i < msgs; ++i) { long v; ch.pop(v); sum += v; } });
-    p.join();
-    c.join();
-    if (sum < 0) std::puts("");
-}
+struct fibers {
+    template <class T> struct rendezvous {
+        bf::unbuffered_channel<T> c;
+        void send(T v) { c.push(v); }
+        T recv() { T v; c.pop(v); return v; }
+    };
+    template <class T> struct buffered {
+        bf::buffered_channel<T> c;
+        explicit buffered(std::size_t cap) : c(ring_for(cap)) {}
+        void send(T v) { c.push(v); }
+        T recv() { T v; c.pop(v); return v; }
+    };
+    struct group {
+        std::vector<bf::fiber> fs;
+        template <class F> void spawn(F f) { fs.emplace_back(std::move(f)); }
+        void join() { for (auto& f : fs) f.join(); }
+    };
+};
 
-void thread_ring(long hops) {
-    constexpr int n = 64;
-    std::vector<bf::unbuffered_channel<long>> ring(n);
-    std::vector<bf::fiber> fs;
-    for (int k = 0; k < n; ++k)
-        fs.emplace_back([&, k] {
-            for (;;) {
-                long t;
-                ring[k].pop(t);
-                if (t <= 0) { if (t == 0) for (int j = 0; j < n; ++j) if (j != k) ring[j].push(-1); return; }
-                ring[(k + 1) % n].push(t - 1);
-            }
-        });
-    ring[0].push(hops);
-    for (auto& f : fs) f.join();
-}
+struct boost_fiber_system : bench::csp::peer_workloads<fibers> {
+    static constexpr const char* why_no_choose =
+        "Boost.Fiber channels have no select over several channels";
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool q = bench::quick(argc, argv);
-    int runs = q ? 5 : 15;
-    long ops = q ? 100'000 : 1'000'000;
-    bench::measure("pingpong_rendezvous", "boost_fiber", ops, runs, pingpong);
-    bench::measure("savina_pingpong", "boost_fiber", ops, runs, pingpong);
-    bench::measure("throughput_buffered", "boost_fiber", ops, runs, buffered);
-    bench::measure("savina_counting", "boost_fiber", ops, runs, buffered);
-    bench::measure("savina_threadring", "boost_fiber", ops, runs, thread_ring);
+    bench::config cfg = bench::parse(argc, argv);
+    bench::run_suite<boost_fiber_system>(cfg, "boost_fiber", cfg.quick ? 7 : 21);
 }

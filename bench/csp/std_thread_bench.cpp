@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Peer: the csp workloads on std::thread with mutex/condvar channels.
-#include "common.hpp"
+// Peer: the csp workloads on std::thread, one thread per process, with
+// mutex/condition-variable channels (peer_workloads.hpp holds the work).
+#include "peer_workloads.hpp"
 
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -10,7 +12,7 @@
 
 namespace {
 
-/// Bounded channel; cap 0 = rendezvous (send waits until the value is taken).
+/// Bounded channel; capacity 0 = rendezvous (send returns once the value is taken).
 template <class T>
 class chan {
 public:
@@ -42,49 +44,25 @@ private:
     std::uint64_t pushed_ = 0, taken_ = 0;
 };
 
-void pingpong(long msgs) {
-    chan<int> ping, pong;
-    std::thread a([&] { for (long i = 0; i < msgs / 2; ++i) { ping.send(1); pong.recv(); } });
-    std::thread b([&] { for (long i = 0; i < msgs / 2; ++i) { ping.recv(); pong.send(1); } });
-    a.join();
-    b.join();
-}
+struct threads {
+    template <class T> struct rendezvous : chan<T> { rendezvous() : chan<T>(0) {} };
+    template <class T> struct buffered : chan<T> { explicit buffered(std::size_t cap) : chan<T>(cap) {} };
+    struct group {
+        std::vector<std::thread> ts;
+        template <class F> void spawn(F f) { ts.emplace_back(std::move(f)); }
+        void join() { for (auto& t : ts) t.join(); }
+    };
+};
 
-void buffered(long msgs) {
-    chan<long> ch(64);
-    long sum = 0;
-    std::thread p([&] { for (long i = 0; i < msgs; ++i) ch.send(i); });
-    std::thread c([&] { for (long i = 0; i < msgs; ++i) sum += ch.recv(); });
-    p.join();
-    c.join();
-    if (sum < 0) std::puts("");
-}
-
-void thread_ring(long hops) {
-    constexpr int n = 64;
-    std::vector<chan<long>> ring(n);
-    std::vector<std::thread> ts;
-    for (int k = 0; k < n; ++k)
-        ts.emplace_back([&, k] {
-            for (;;) {
-                long t = ring[k].recv();
-                if (t <= 0) { if (t == 0) for (int j = 0; j < n; ++j) if (j != k) ring[j].send(-1); return; }
-                ring[(k + 1) % n].send(t - 1);
-            }
-        });
-    ring[0].send(hops);
-    for (auto& t : ts) t.join();
-}
+struct std_thread_system : bench::csp::peer_workloads<threads> {
+    static constexpr const char* why_no_choose =
+        "std::thread has no selective receive over several channels";
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool q = bench::quick(argc, argv);
-    int runs = q ? 3 : 7;
-    long ops = q ? 4'000 : 20'000;  // ~50 us per rendezvous message: keep runs short
-    bench::measure("pingpong_rendezvous", "std_thread", ops, runs, pingpong);
-    bench::measure("savina_pingpong", "std_thread", ops, runs, pingpong);
-    bench::measure("throughput_buffered", "std_thread", ops * 5, runs, buffered);
-    bench::measure("savina_counting", "std_thread", ops * 5, runs, buffered);
-    bench::measure("savina_threadring", "std_thread", ops / 4, runs, thread_ring);
+    bench::config cfg = bench::parse(argc, argv);
+    // A rendezvous costs a thread microseconds: fewer runs, same work per run.
+    bench::run_suite<std_thread_system>(cfg, "std_thread", cfg.quick ? 3 : 7);
 }

@@ -98,6 +98,41 @@ public:
     /// Tries to complete a send of `v` now. True if the attempt is over:
     /// st == ok (delivered or buffered; `v` moved from) or closed.
     bool offer_send(T& v, errc& st) noexcept {
+        if constexpr (N > 0) {
+            // Inline fast path: room in the buffer and no receiver to hand to;
+            // the rest stays out of line so that callers inline cheaply.
+            if (count_ < N && receivers_.empty() && !closed_) {
+                push(std::move(v));
+                return true;
+            }
+            return offer_send_slow(v, st);
+        } else {
+            return offer_send_general(v, st);  // a rendezvous always matches offers
+        }
+    }
+    /// Tries to complete a receive now into `out`. True if over: st == ok
+    /// (value in `out`) or closed (nothing buffered, channel closed).
+    bool offer_recv(std::optional<T>& out, errc& st) noexcept {
+        if constexpr (N > 0) {
+            // Inline fast path: a buffered value and no blocked sender to move in.
+            if (count_ > 0 && senders_.empty()) {
+                pop_into(out);
+                return true;
+            }
+            return offer_recv_slow(out, st);
+        } else {
+            return offer_recv_general(out, st);
+        }
+    }
+    void wait_send(detail::offer& o) noexcept { senders_.push_back(o); }
+    void wait_recv(detail::offer& o) noexcept { receivers_.push_back(o); }
+
+private:
+    [[gnu::noinline]] bool offer_send_slow(T& v, errc& st) noexcept { return offer_send_general(v, st); }
+    [[gnu::noinline]] bool offer_recv_slow(std::optional<T>& out, errc& st) noexcept {
+        return offer_recv_general(out, st);
+    }
+    bool offer_send_general(T& v, errc& st) noexcept {
         if (closed_) { st = errc::closed; return true; }
         if (detail::offer* r = receivers_.take_eligible()) {
             static_cast<std::optional<T>*>(r->value)->emplace(std::move(v));
@@ -107,11 +142,9 @@ public:
         if (count_ < N) { push(std::move(v)); return true; }
         return false;
     }
-    /// Tries to complete a receive now into `out`. True if over: st == ok
-    /// (value in `out`) or closed (nothing buffered, channel closed).
-    bool offer_recv(std::optional<T>& out, errc& st) noexcept {
+    bool offer_recv_general(std::optional<T>& out, errc& st) noexcept {
         if (count_ > 0) {
-            out.emplace(pop());
+            pop_into(out);
             // Room freed: the oldest waiting sender's value moves in.
             if (detail::offer* s = senders_.take_eligible()) {
                 push(std::move(*static_cast<T*>(s->value)));
@@ -127,10 +160,7 @@ public:
         if (closed_) { st = errc::closed; return true; }
         return false;
     }
-    void wait_send(detail::offer& o) noexcept { senders_.push_back(o); }
-    void wait_recv(detail::offer& o) noexcept { receivers_.push_back(o); }
 
-private:
     struct empty_ring {};
     struct ring {
         alignas(T) unsigned char bytes[sizeof(T) * (N ? N : 1)];
@@ -157,16 +187,28 @@ private:
             __builtin_unreachable();
         }
     }
+    // Moves the oldest value straight into `out` (no temporary T).
+    void pop_into(std::optional<T>& out) noexcept {
+        if constexpr (N > 0) {
+            T* p = ring_.at(head_);
+            out.emplace(std::move(*p));
+            p->~T();
+            if (++head_ == N) head_ = 0;
+            --count_;
+        }
+    }
     void clear() noexcept {
         while (count_ > 0) (void)pop();
     }
 
-    detail::offer_queue senders_;
-    detail::offer_queue receivers_;
-    const char* name_;
-    std::size_t head_ = 0;
+    // What every send and receive reads comes first, together (56 bytes:
+    // one cache line when the channel is aligned to one).
     std::size_t count_ = 0;
+    std::size_t head_ = 0;
     bool closed_ = false;
+    detail::offer_queue receivers_;
+    detail::offer_queue senders_;
+    const char* name_;
     [[no_unique_address]] std::conditional_t<(N > 0), ring, empty_ring> ring_;
 };
 

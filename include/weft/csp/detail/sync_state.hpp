@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <new>
 
 namespace weft::csp::detail {
 
@@ -60,11 +61,17 @@ struct sync_state : weft::detail::wait_node {
     time_point now() const noexcept { return ctl->exec().now(); }
 };
 
+/// The links of an offer queue. The queue's sentinel is only this, so a
+/// channel carries two pointers per queue rather than two whole offers
+/// (channels in arrays, as actors' mailboxes, then share cache lines).
+struct offer_link {
+    offer_link* prev = nullptr;
+    offer_link* next = nullptr;
+};
+
 /// An offer left on a channel's queue by a parked sync: "this task sends
 /// *value" or "this task receives into *value".
-struct offer {
-    offer* prev = nullptr;
-    offer* next = nullptr;
+struct offer : offer_link {
     sync_state* owner = nullptr;
     void* value = nullptr;              ///< T* (send) or std::optional<T>* (recv)
     std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
@@ -85,6 +92,21 @@ struct offer {
     }
 };
 
+/// Storage for an offer that is built only when the sync parks: most
+/// direct sends and receives complete at once, and then the six stores of
+/// an offer's initialisation are wasted. Read `get()` only after `make()`.
+class lazy_offer {
+public:
+    lazy_offer() noexcept {}
+    offer& make() noexcept { return *::new (static_cast<void*>(&o_)) offer{}; }
+    offer& get() noexcept { return o_; }
+
+private:
+    union {
+        offer o_;
+    };
+};
+
 /// FIFO of offers with a sentinel. Like core's intrusive_list, plus the
 /// iteration a channel needs to skip offers whose window has closed.
 class offer_queue {
@@ -102,23 +124,37 @@ public:
     }
     /// Unlinks and returns the oldest offer that may still commit, or nullptr.
     offer* take_eligible() noexcept {
-        for (offer* o = head_.next; o != &head_; o = o->next) {
-            if (o->eligible()) {
-                o->withdraw();
-                return o;
-            }
-        }
-        return nullptr;
+        // Inline fast path: every buffered send/recv asks, and the answer
+        // is usually "nobody waits" or "the oldest, which has no window";
+        // the scan for a still-open window stays out of line.
+        if (empty()) return nullptr;
+        offer* o = first();
+        if (o->latest_ns != no_time) return take_windowed(o);
+        o->withdraw();
+        return o;
     }
     offer* pop_front() noexcept {
         if (empty()) return nullptr;
-        offer* o = head_.next;
+        offer* o = first();
         o->withdraw();
         return o;
     }
 
 private:
-    offer head_;
+    // Every link but the sentinel belongs to an offer.
+    offer* first() noexcept { return static_cast<offer*>(head_.next); }
+    [[gnu::noinline]] offer* take_windowed(offer* o) noexcept {
+        for (offer_link* l = o; l != &head_; l = l->next) {
+            auto* c = static_cast<offer*>(l);
+            if (c->eligible()) {
+                c->withdraw();
+                return c;
+            }
+        }
+        return nullptr;
+    }
+
+    offer_link head_;
 };
 
 /// Start index for choose's poll: rotating, so that no ready branch is
