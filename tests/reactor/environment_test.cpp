@@ -191,3 +191,38 @@ TEST(environment, same_trace_every_run_and_with_two_workers) {
 }
 
 }  // namespace
+
+namespace {
+
+// A chain of relays longer than a ready-set word (64 ranks on the host,
+// 32 on a 32-bit board): every stage runs once, in the same tag, in order.
+struct long_chain_stage : reactor {
+    long_chain_stage() : reactor(*parent, "stage") {}
+    static inline basic_environment* parent = nullptr;
+    input<int> in{*this, "in"};
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(in), writes(out), [this] { out.set(in.get() + 1); }};
+};
+struct long_chain_head : reactor {
+    using reactor::reactor;
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(startup()), writes(out), [this] { out.set(0); }};
+};
+constexpr int long_chain_len = 150;
+
+}  // namespace
+
+TEST(environment, chain_longer_than_a_ready_word_runs_in_one_tag) {
+    environment<4, long_chain_len + 1> env{{.name = "chain"}};
+    long_chain_stage::parent = &env;
+    long_chain_head head{env, "head"};
+    long_chain_stage stages[long_chain_len];
+    connect(head.out, stages[0].in);
+    for (int i = 1; i < long_chain_len; ++i) connect(stages[i - 1].out, stages[i].in);
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(stages[long_chain_len - 1].out.get(), long_chain_len);
+    EXPECT_EQ(env.stats().tags, 2u);  // startup, then shutdown by starvation
+    EXPECT_EQ(env.stats().reactions, std::uint64_t(long_chain_len) + 1);
+    EXPECT_EQ(env.level_count(), std::uint32_t(long_chain_len) + 1);
+}

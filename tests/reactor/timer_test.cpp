@@ -21,7 +21,35 @@ struct bounded : reactor {
     reaction r3{*this, "r3", on(t1, t2), [this] { tr_.add(*this, "r3", (long long)(t1.is_present() * 10 + t2.is_present())); }};
 };
 
+// Three timers whose events overtake each other in the queue: the
+// scheduler re-arms a timer in place (replace_top) and must still take
+// the tags in order.
+struct three_timers : reactor {
+    three_timers(basic_environment& e, test::trace& tr) : reactor(e, "three"), tr_(tr) {}
+    test::trace& tr_;
+    timer t2{*this, "t2", 0ms, 2ms};
+    timer t3{*this, "t3", 0ms, 3ms};
+    timer t5{*this, "t5", 0ms, 5ms};
+    reaction r2{*this, "r2", on(t2), [this] { tr_.add(*this, "r2"); }};
+    reaction r3{*this, "r3", on(t3), [this] { tr_.add(*this, "r3"); }};
+    reaction r5{*this, "r5", on(t5), [this] { tr_.add(*this, "r5"); }};
+};
+
 }  // namespace
+
+TEST(timer, timers_that_overtake_each_other_fire_in_tag_order) {
+    environment<4, 4> env{{.name = "env", .fast = true, .timeout = 10ms}};
+    test::trace tr;
+    three_timers app{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    std::vector<std::string> want{"0ms/0 r2", "0ms/0 r3", "0ms/0 r5", "2ms/0 r2", "3ms/0 r3", "4ms/0 r2",
+                                  "5ms/0 r5", "6ms/0 r2", "6ms/0 r3", "8ms/0 r2", "9ms/0 r3", "10ms/0 r2",
+                                  "10ms/0 r5"};
+    EXPECT_EQ(tr.lines, want);
+    EXPECT_EQ(env.stats().tags, 9u);
+    EXPECT_EQ(env.stats().reactions, 13u);
+}
 
 TEST(timer, fires_at_offset_and_period_with_timeout) {
     environment<4, 8> env{{.name = "env", .timeout = 50ms}};

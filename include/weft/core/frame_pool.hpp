@@ -73,11 +73,8 @@ public:
     /// Not ISR-safe: frames are created and destroyed on the executor.
     void* try_allocate(std::size_t n) noexcept {
         note_request(n);
-        if (n > slot_bytes_ || free_ == nullptr) return nullptr;
-        free_slot* s = free_;
-        free_ = s->next;
-        if (++used_ > peak_) peak_ = used_;
-        return s;
+        if (n > slot_bytes_) return nullptr;
+        return pop();
     }
     void deallocate(void* p) noexcept {
         auto* s = static_cast<free_slot*>(p);
@@ -90,7 +87,7 @@ public:
         if (n > largest_) largest_ = n;
     }
     /// Forget the peak (e.g. between measurement phases).
-    void reset_peak() noexcept { peak_ = used_; failures_ = 0; largest_ = 0; }
+    void reset_peak() noexcept;
 
     /// Registered pools, in increasing slot size.
     static frame_pool_base* first() noexcept { return head(); }
@@ -101,6 +98,9 @@ protected:
                     std::size_t slots) noexcept
         : name_(name), base_(base), end_(base + slot_bytes * slots), slot_bytes_(slot_bytes),
           slots_(slots) {
+        // Threaded here rather than on first use: a lazy free list needs a
+        // second allocation path (never-used slots) that costs more flash
+        // than this loop (measured on Cortex-M4, docs/footprint.md).
         for (std::size_t i = slots; i-- > 0;) {
             auto* s = reinterpret_cast<free_slot*>(base + i * slot_bytes);
             s->next = free_;
@@ -114,20 +114,24 @@ private:
     friend struct frame_allocator;
     struct free_slot { free_slot* next; };
 
+    // The allocator's fast path: a recycled slot, if any.
+    [[gnu::always_inline]] void* pop() noexcept {
+        free_slot* s = free_;
+        if (s == nullptr) return nullptr;
+        free_ = s->next;
+        count_allocation();
+        return s;
+    }
+    [[gnu::always_inline]] void count_allocation() noexcept {
+        if (++used_ > peak_) peak_ = used_;
+    }
+
     static frame_pool_base*& head() noexcept {
         static frame_pool_base* h = nullptr;
         return h;
     }
-    void link() noexcept {
-        frame_pool_base** p = &head();
-        while (*p && (*p)->slot_bytes_ <= slot_bytes_) p = &(*p)->next_;
-        next_ = *p;
-        *p = this;
-    }
-    void unlink() noexcept {
-        for (frame_pool_base** p = &head(); *p; p = &(*p)->next_)
-            if (*p == this) { *p = next_; return; }
-    }
+    void link() noexcept;
+    void unlink() noexcept;
 
     const char* name_;
     unsigned char* base_;
@@ -161,31 +165,38 @@ private:
 struct frame_allocator {
     /// Allocates a frame of n bytes for the coroutine `site`; nullptr (and a
     /// recorded error, see last_error()) when no pool can provide it.
-    static void* allocate(std::size_t n, frame_site site) noexcept {
-        frame_pool_base* tried = scoped();
-        void* p = nullptr;
-        if (tried) {
-            p = tried->try_allocate(n);
-        } else {
-            for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
-                if (pool->slot_bytes_ < n) { pool->note_request(n); continue; }
-                tried = pool;
-                if ((p = pool->try_allocate(n))) break;
+    ///
+    /// Inline fast path: a coroutine allocates frames of one size again and
+    /// again (a generator per tree node, a task per request), so the pool
+    /// the last search found first-fitting for that size (and that
+    /// coroutine's report record) is remembered. A hit with a recycled slot
+    /// free is a compare, a pop and the counters; anything else (another
+    /// size, that pool out of recycled slots, a use_frames scope, a pool
+    /// added or removed) takes the full search, which gives the same answer.
+    [[gnu::always_inline]] static void* allocate(std::size_t n, frame_site site) noexcept {
+        if constexpr (port::small_code) return search(n, site);
+        hint& h = last();
+        if (n == h.bytes && same_site(h, site.function)) {
+            if (void* p = h.pool->pop()) {
+                count_hit(h);
+                return p;
             }
+            return allocate_further(n, site);
         }
-        record(site.function, n, p != nullptr);
-        if (!p) fail(tried);
-        return p;
+        return allocate_slow(n, site);
     }
 
-    static void deallocate(void* p) noexcept {
-        for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
-            if (pool->owns(p)) {
-                pool->deallocate(p);
-                return;
-            }
+    [[gnu::always_inline]] static void deallocate(void* p) noexcept {
+        if constexpr (port::small_code) {
+            give_back(p);
+            return;
         }
-        WEFT_ASSERT(false, "frame returned to no pool (foreign pointer)");
+        hint& h = last();
+        if (h.pool && h.pool->owns(p)) {
+            h.pool->deallocate(p);
+            return;
+        }
+        deallocate_slow(p);
     }
 
     /// The error of the most recent failed allocation.
@@ -193,7 +204,6 @@ struct frame_allocator {
         static error e{};
         return e;
     }
-
     /// The pool forced by the innermost use_frames scope, or nullptr.
     static frame_pool_base*& scoped() noexcept {
         static frame_pool_base* p = nullptr;
@@ -210,7 +220,106 @@ struct frame_allocator {
         return n;
     }
 
+    /// Forgets the remembered pool (its search result may have changed).
+    static void forget() noexcept {
+        if constexpr (!port::small_code) {
+            last().bytes = 0;
+            last().pool = nullptr;
+        }
+    }
+
 private:
+    struct hint {
+        std::size_t bytes = 0;  // 0: nothing remembered
+        frame_pool_base* pool = nullptr;
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+        const char* function = nullptr;
+        frame_record* record = nullptr;
+#endif
+    };
+    static hint& last() noexcept {
+        static hint h;
+        return h;
+    }
+    [[gnu::always_inline]] static bool same_site(const hint& h, const char* fn) noexcept {
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+        return h.function == fn;
+#else
+        (void)h, (void)fn;
+        return true;
+#endif
+    }
+    [[gnu::always_inline]] static void count_hit(hint& h) noexcept {
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+        if (h.record) ++h.record->created;
+#else
+        (void)h;
+#endif
+    }
+
+    // The full search: the smallest pool whose slots fit and that has one
+    // free (or the scoped pool).
+    [[gnu::noinline]] static void* allocate_slow(std::size_t n, frame_site site) noexcept {
+        return search(n, site);
+    }
+    static void* search(std::size_t n, frame_site site) noexcept {
+        frame_pool_base* tried = scoped();
+        frame_pool_base* fitting = nullptr;
+        void* p = nullptr;
+        if (tried) {
+            p = tried->try_allocate(n);
+        } else {
+            for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
+                if (pool->slot_bytes_ < n) { pool->note_request(n); continue; }
+                if (!tried) fitting = pool;
+                tried = pool;
+                if ((p = pool->try_allocate(n))) break;
+            }
+        }
+        frame_record* r = record(site.function, n, p != nullptr);
+        if constexpr (!port::small_code) {
+            if (fitting) remember(n, fitting, site.function, r);
+        }
+        if (!p) fail(tried);
+        return p;
+    }
+
+    static void remember(std::size_t n, frame_pool_base* pool, const char* fn, frame_record* r) noexcept {
+        hint& h = last();
+        h.bytes = n;
+        h.pool = pool;
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+        h.function = fn;
+        h.record = r;
+#else
+        (void)fn, (void)r;
+#endif
+    }
+
+    // The remembered pool has no free slot: the larger pools, in the
+    // order of the full search (the smaller ones cannot fit n).
+    [[gnu::noinline]] static void* allocate_further(std::size_t n, frame_site site) noexcept {
+        hint& h = last();
+        for (frame_pool_base* pool = h.pool->next_; pool; pool = pool->next_) {
+            if (void* p = pool->try_allocate(n)) {
+                count_hit(h);
+                return p;
+            }
+        }
+        return allocate_slow(n, site);  // fails again, and records why
+    }
+
+    [[gnu::noinline]] static void deallocate_slow(void* p) noexcept { give_back(p); }
+    static void give_back(void* p) noexcept {
+        for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
+            if (pool->owns(p)) {
+                pool->deallocate(p);
+                return;
+            }
+        }
+        WEFT_ASSERT(false, "frame returned to no pool (foreign pointer)");
+    }
+
     // Out of line and cold: running out of frames is the rare path, and
     // its error bookkeeping would otherwise be inlined into every spawn.
     [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried) noexcept {
@@ -240,8 +349,8 @@ private:
         return t;
     }
     static frame_record* find(const char* fn) noexcept {
-        // The same coroutine allocates again and again (a generator per
-        // tree node, a task per request): remember the last record.
+        // Two coroutines that alternate (a task and the child it awaits)
+        // miss the allocator's hint in turn: remember the last record too.
         static frame_record* last = nullptr;
         if (last && last->function == fn) return last;
         frame_record* t = table();
@@ -256,26 +365,52 @@ private:
         t[used].function = fn;
         return last = &t[used];
     }
-    static void record(const char* fn, std::size_t n, bool ok) noexcept {
-        if (!fn) return;
+    static frame_record* record(const char* fn, std::size_t n, bool ok) noexcept {
+        if (!fn) return nullptr;
         frame_record* r = find(fn);
-        if (!r) return;
+        if (!r) return nullptr;
         if (n > r->bytes) r->bytes = std::uint32_t(n);
         if (ok) ++r->created;
+        return r;
     }
 #else
     static frame_record* table() noexcept { return nullptr; }
-    static void record(const char*, std::size_t, bool) noexcept {}
+    static frame_record* record(const char*, std::size_t, bool) noexcept { return nullptr; }
 #endif
 };
+
+inline void frame_pool_base::reset_peak() noexcept {
+    peak_ = used_;
+    failures_ = 0;
+    largest_ = 0;
+    frame_allocator::forget();  // the fast path skips note_request
+}
+
+inline void frame_pool_base::link() noexcept {
+    frame_pool_base** p = &head();
+    while (*p && (*p)->slot_bytes_ <= slot_bytes_) p = &(*p)->next_;
+    next_ = *p;
+    *p = this;
+    frame_allocator::forget();
+}
+
+inline void frame_pool_base::unlink() noexcept {
+    frame_allocator::forget();
+    for (frame_pool_base** p = &head(); *p; p = &(*p)->next_)
+        if (*p == this) { *p = next_; return; }
+}
 
 /// For its lifetime, coroutine frames come from `pool` only.
 class use_frames {
 public:
     explicit use_frames(frame_pool_base& pool) noexcept : saved_(frame_allocator::scoped()) {
         frame_allocator::scoped() = &pool;
+        frame_allocator::forget();
     }
-    ~use_frames() { frame_allocator::scoped() = saved_; }
+    ~use_frames() {
+        frame_allocator::scoped() = saved_;
+        frame_allocator::forget();
+    }
     use_frames(const use_frames&) = delete;
     use_frames& operator=(const use_frames&) = delete;
 

@@ -55,7 +55,7 @@ public:
             return generator{std::coroutine_handle<promise_type>::from_promise(*this)};
         }
         static generator get_return_object_on_allocation_failure() noexcept {
-            return generator{frame_allocator::last_error()};
+            return generator{&frame_allocator::last_error()};
         }
         std::suspend_always initial_suspend() noexcept { return {}; }
 
@@ -89,10 +89,11 @@ public:
         // generator is one frame per tree node in the recursive case).
         struct nested_awaiter {
             std::coroutine_handle<promise_type> inner;
-            promise_type* root;
-            explicit nested_awaiter(std::coroutine_handle<promise_type> h, promise_type* r) noexcept : inner(h), root(r) {}
+            const error* fail;
+            explicit nested_awaiter(std::coroutine_handle<promise_type> h, const error* f) noexcept
+                : inner(h), fail(f) {}
             nested_awaiter(nested_awaiter&& o) noexcept
-                : inner(std::exchange(o.inner, {})), root(o.root) {}
+                : inner(std::exchange(o.inner, {})), fail(o.fail) {}
             nested_awaiter& operator=(nested_awaiter&&) = delete;
             ~nested_awaiter() {
                 if (inner) inner.destroy();
@@ -106,13 +107,13 @@ public:
                 parent.root_->leaf_ = &child;
                 return inner;  // start the child by symmetric transfer
             }
-            // A nested generator without a frame: yield_value stored its
-            // error in the root.
-            status await_resume() noexcept { return inner ? status{} : status{root->error_}; }
+            // A nested generator without a frame: yield_value also noted
+            // its error in the root (err()).
+            status await_resume() noexcept { return inner ? status{} : status{*fail}; }
         };
         nested_awaiter yield_value(elements_of_t<T> e) noexcept {
             if (!e.inner.h_) root_->error_ = e.inner.error_;
-            return nested_awaiter{e.inner.release(), root_};
+            return nested_awaiter{e.inner.release(), e.inner.error_};
         }
 
         void return_void() noexcept {}
@@ -121,11 +122,15 @@ public:
 
     private:
         friend class generator;
+        // One frame per tree node in the recursive case: the promise is
+        // kept to five pointers, and errors stay in the pool that failed.
         promise_type* root_ = this;
-        promise_type* leaf_ = this;    // root only: innermost active generator
+        promise_type* leaf_ = this;  // root only: innermost active generator
         promise_type* parent_ = nullptr;
-        const value_type_* value_ = nullptr;  // root only: current element
-        error error_{};                       // root only: first nested failure
+        // Root only: the current element. Written by every co_yield before
+        // the consumer can read it, so not initialised.
+        const value_type_* value_;
+        const error* error_ = nullptr;  // root only: latest nested failure (last_error())
     };
 
     using handle_type = std::coroutine_handle<promise_type>;
@@ -161,7 +166,14 @@ public:
     /// False if the frame could not be allocated.
     explicit operator bool() const noexcept { return bool(h_); }
     /// Why the generator (or a nested one) could not run, if it could not.
-    const error& err() const noexcept { return h_ ? h_.promise().error_ : error_; }
+    /// That error is the frame allocator's last_error(): read it before
+    /// another coroutine fails to get a frame (`co_yield elements_of(g)`
+    /// reads it at once).
+    const error& err() const noexcept {
+        if (!h_) return *error_;
+        const error* nested = h_.promise().error_;
+        return nested ? *nested : no_error();
+    }
 
     /// Single-pass: begin() starts the generator.
     iterator begin() noexcept { return iterator{h_}; }
@@ -169,14 +181,20 @@ public:
 
 private:
     explicit generator(handle_type h) noexcept : h_(h) {}
-    explicit generator(const error& e) noexcept : error_(e) {}
+    explicit generator(const error* e) noexcept : error_(e) {}
     void reset() noexcept {
         if (h_) h_.destroy();
         h_ = {};
     }
     handle_type release() noexcept { return std::exchange(h_, {}); }
+    static const error& no_error() noexcept {
+        static constexpr error none{};
+        return none;
+    }
     handle_type h_;
-    error error_{};
+    // A pointer, not a copy: a nested generator is a temporary in its
+    // parent's frame for the whole co_yield, one frame per tree node.
+    const error* error_ = &no_error();
 };
 
 }  // namespace weft

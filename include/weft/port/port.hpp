@@ -31,6 +31,11 @@
 //       Diagnostic output (stdout on the host, semihosting on a board).
 //
 //   const char* target_name() noexcept;   // "host-x86_64", "cortex-m4", ...
+//
+//   inline constexpr bool small_code;
+//       True where flash matters more than a few instructions per call
+//       (microcontrollers): the core then keeps rarely hot paths, such as
+//       the frame allocator's remembered-pool fast path, out of line.
 #include <weft_port/platform.hpp>
 
 #include <concepts>
@@ -60,6 +65,8 @@ static_assert(requires(const char* s, std::size_t n) {
     { console_write(s, n) } noexcept;
     { target_name() } noexcept -> std::same_as<const char*>;
 }, "the port must provide console_write(const char*, std::size_t) and target_name()");
+static_assert(std::same_as<decltype(small_code), const bool>,
+              "the port must provide `inline constexpr bool weft::port::small_code`");
 
 }  // namespace weft::port
 

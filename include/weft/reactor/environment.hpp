@@ -83,8 +83,9 @@ struct basic_environment::wait_operation : weft::detail::timer_node, weft::detai
 };
 
 inline bool basic_environment::wake_reason() const noexcept {
-    return physical_flag_.load(std::memory_order_acquire) ||
-           (stop_requested_.load(std::memory_order_acquire) && !stop_handled_);
+    // acquire: pairs with the release in physical_pending() / request_stop().
+    const std::uint8_t f = flags_.load(std::memory_order_acquire);
+    return (f & physical_flag) || ((f & stop_flag) && !stop_handled_);
 }
 
 inline void basic_environment::on_wake(irq_node* n) noexcept {
@@ -93,11 +94,11 @@ inline void basic_environment::on_wake(irq_node* n) noexcept {
 }
 
 inline void basic_environment::drain_physical() noexcept {
-    // A plain load first: the exchange is a locked instruction, and this
-    // runs once per tag while physical actions are rare.
+    // A plain load first: the read-modify-write is a locked instruction
+    // (an LDREX/STREX loop on ARM), and physical actions are rare.
     // acquire (both): pairs with physical_pending()'s release.
-    if (!physical_flag_.load(std::memory_order_acquire)) return;
-    if (!physical_flag_.exchange(false, std::memory_order_acquire)) return;
+    if (!(flags_.load(std::memory_order_acquire) & physical_flag)) return;
+    if (!(flags_.fetch_and(std::uint8_t(~physical_flag), std::memory_order_acquire) & physical_flag)) return;
     for (detail::physical_source* s = sources_; s; s = s->next_source_) s->drain_(s);
 }
 
@@ -115,14 +116,18 @@ inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
     r.body_();
 }
 
-inline void basic_environment::run_reactions() noexcept {
+// Not inlined into advance(): with its own registers the loop keeps its
+// state across the body calls instead of spilling it (ARMv7-M, GCC 12).
+[[gnu::noinline]] inline void basic_environment::run_reactions() noexcept {
     if (!detail::workers_supported || !workers_) {
         // The common case, kept tight: one ready-set pop, one packed entry
         // and one indirect call per reaction; the counter stays in a register.
-        stats_.reactions += ready_.drain([this](std::uint32_t k) { hot_[k].body(); });
+        detail::rank_entry* const hot = hot_;  // kept in a register across the bodies
+        stats_.reactions += ready_.drain([hot](std::uint32_t k) { hot[k].body(); });
         return;
     }
     // With workers: take one level at a time; share it if it is wide enough.
+    ready_.reset_cursor();
     for (std::int64_t k; (k = ready_.peek()) >= 0;) {
         const std::int64_t first = k;
         std::uint32_t level = hot_[k].level;
@@ -140,22 +145,42 @@ inline void basic_environment::run_reactions() noexcept {
     }
 }
 
-inline void basic_environment::process_tag(tag t, bool stopping) noexcept {
-    bool first = stats_.tags == 0;
+// always_inline: called once, from advance(); out of line, GCC 12 -Os
+// passes the tag through the stack.
+[[gnu::always_inline]] inline void basic_environment::process_tag(tag t, bool first, bool stopping) noexcept {
     now_ = t;
     ++stamp_;
-    ++stats_.tags;
-    ready_.reset_cursor();
     if (first) make_present(startup_);
-    while (!queue_.empty() && queue_.top().at == t) {
+    while (!queue_.empty()) {
+        const detail::event& top = queue_.top();
+        if (!(top.at == t)) break;
         // Timers fire with their event still on top and replace it with
-        // the next period (one sift instead of a pop and a push).
-        detail::event ev = queue_.top();
-        if (ev.target->kind_ != detail::element_kind::timer) (void)queue_.pop();
-        ev.target->fire_(ev.target, ev.slot);
+        // the next period (one sift at most instead of a pop and a push).
+        detail::element* target = top.target;
+        if (target->kind_ == detail::element_kind::timer) {
+            make_present(*target);
+            const std::int64_t period = static_cast<detail::timer_node*>(target)->period_;
+            if (period > 0) queue_.replace_top(tag{t.time + period, 0}, 0);
+            else queue_.drop_top();
+            continue;
+        }
+        const std::uint16_t slot = top.slot;
+        queue_.drop_top();
+        target->fire_(target, slot);
     }
     if (stopping) make_present(shutdown_);
     run_reactions();
+}
+
+// Physical actions or a stop request arrived (rare: off the per-tag path).
+inline void basic_environment::attend() noexcept {
+    drain_physical();  // (1)
+    // acquire: pairs with request_stop()'s release.
+    if ((flags_.load(std::memory_order_acquire) & stop_flag) && !stop_handled_) {  // (2)
+        stop_handled_ = true;
+        tag s = stamp_ == 1 ? tag{0, 0} : delay_tag(now_, duration{0});
+        if (s < stop_tag_) stop_tag_ = s;
+    }
 }
 
 // (1)-(7) until the program must wait for physical time or is over. A
@@ -166,29 +191,40 @@ inline void basic_environment::process_tag(tag t, bool stopping) noexcept {
 inline basic_environment::step basic_environment::advance(std::uint64_t& due) noexcept {
     const bool keepalive = cfg_.keepalive || has_physical_;
     for (;;) {
-        const bool first = stats_.tags == 0;
-        drain_physical();  // (1)
-        if (stop_requested_.load(std::memory_order_acquire) && !stop_handled_) {  // (2)
-            stop_handled_ = true;
-            tag s = first ? tag{0, 0} : delay_tag(now_, duration{0});
-            if (s < stop_tag_) stop_tag_ = s;
+        // One plain load per tag: an acquire load is a barrier instruction
+        // on ARM, and physical actions and stop requests are rare (attend()
+        // loads again with acquire).
+        if (flags_.load(std::memory_order_relaxed)) attend();  // (1) (2)
+        tag next;
+        const bool first = stamp_ == 1;
+        if (first) {
+            next = tag{0, 0};  // startup
+        } else if (!queue_.empty()) {
+            next = queue_.top().at;
+        } else {
+            next = never_tag;
+            if (!keepalive) {  // starvation
+                tag s = delay_tag(now_, duration{0});
+                if (s < stop_tag_) stop_tag_ = s;
+            }
         }
-        tag next = first ? tag{0, 0} : queue_.next_tag();
-        if (!first && queue_.empty() && !keepalive) {  // starvation
-            tag s = delay_tag(now_, duration{0});
-            if (s < stop_tag_) stop_tag_ = s;
+        bool last = false;
+        if (next.time >= stop_tag_.time) {  // else: before the stop tag, and not never_tag
+            if (stop_tag_ < next) next = stop_tag_;
+            if (next == never_tag) return step::wait_physical;  // keepalive: until a physical action
+            last = next == stop_tag_;
         }
-        if (stop_tag_ < next) next = stop_tag_;
-        if (next == never_tag) return step::wait_physical;  // keepalive: until a physical action
         if (!cfg_.fast) {  // (3)
             due = start_ns_ + std::uint64_t(next.time);
             if (to_ns(ex_->now()) < due) return step::wait_time;
         }
-        const bool last = next == stop_tag_;
-        process_tag(next, last);  // (4) (5)
+        process_tag(next, first, last);  // (4) (5)
         if (failed_) return step::done;
-        apply_mode_changes();  // (6)
-        if (failed_ || last) return step::done;  // (7)
+        if (pending_modes_) {  // (6)
+            apply_modes_(*this);  // set by request_mode
+            if (failed_) return step::done;
+        }
+        if (last) return step::done;  // (7)
     }
 }
 
@@ -244,12 +280,14 @@ public:
                             hot_) {}
 
 private:
+    // Written before read (queue, assembly, worker batches): left
+    // uninitialised, like any storage an application reserves.
     detail::event events_[Events];
     detail::event suspended_[Events];
-    detail::reaction_node* by_rank_[Reactions] = {};
-    detail::reaction_node* batch_[Reactions] = {};
+    detail::reaction_node* by_rank_[Reactions];
+    detail::reaction_node* batch_[Reactions];
     detail::rank_entry hot_[Reactions] = {};
-    std::uint64_t ready_words_[(Reactions + 63) / 64] = {};
+    detail::ready_set::word ready_words_[detail::ready_set::words_for(Reactions)] = {};
 };
 
 }  // namespace weft::reactors

@@ -24,6 +24,7 @@
 //                                               events resume with their remaining
 //                                               delay (first entry: as reset)
 //     (3) leaving a: a's pending events are suspended with their remaining delay.
+#include <weft/reactor/detail/mode_switch.hpp>
 #include <weft/reactor/detail/runtime.hpp>
 #include <weft/reactor/reactor.hpp>
 
@@ -60,6 +61,7 @@ public:
 
 private:
     void init(reactor& owner, const char* name) noexcept {
+        owner.env_->enable_checked_bodies();
         name_ = name;
         owner_ = &owner;
         mode_node** p = &owner.first_mode_;

@@ -86,19 +86,23 @@ private:
             l.target = d.items[i];
             l.owner = this;
             l.kind = d.kind;
+            l.next_fanout = nullptr;
+            l.ready_word = &detail::ready_sink;  // until assembly: marks change nothing
+            l.ready_bit = 0;
             detail::link*& head = d.kind == detail::role::effect ? l.target->writers_ : l.target->readers_;
             l.next = head;
             head = &l;
         }
     }
     void absorb(deadline_spec d) noexcept {
+        owner_->env_->enable_checked_bodies();
         deadline_ = d.bound.count() < 0 ? 0 : d.bound.count();
         handler_ = d.handler;
     }
     template <detail::reaction_arg_body F>
     void absorb(F&& f) noexcept { body_ = detail::callback(static_cast<F&&>(f)); }
 
-    detail::link links_storage_[Links];
+    detail::link links_storage_[Links];  // the first link_count_ are in use
 };
 
 /// The usual reaction: up to 8 dependencies.

@@ -14,46 +14,34 @@
 namespace weft::reactors {
 
 /// A periodic (or one-shot) trigger.
-class timer : public detail::element {
+class timer : public detail::timer_node {
 public:
     timer(detail::place where, const char* name, duration offset = duration{0},
-          duration period = duration{0}) noexcept
-        : offset_(offset), period_(period) {
+          duration period = duration{0}) noexcept {
+        offset_ = offset.count();
+        period_ = period.count();
         detail::init_element(*this, where, name, detail::element_kind::timer);
-        fire_ = &on_fire;
         start_ = &on_start;
     }
     timer(const timer&) = delete;
     timer& operator=(const timer&) = delete;
 
     const char* name() const noexcept { return name_; }
-    duration offset() const noexcept { return offset_; }
-    duration period() const noexcept { return period_; }
+    duration offset() const noexcept { return duration{offset_}; }
+    duration period() const noexcept { return duration{period_}; }
     /// Present at the current tag?
     bool is_present() const noexcept { return owner_->env_->is_present(*this); }
 
 private:
-    // Fired with its event still on top of the queue (process_tag), so the
-    // next period replaces it in place; a one-shot timer removes it.
-    static void on_fire(detail::element* e, std::uint16_t) noexcept {
-        auto* t = static_cast<timer*>(e);
-        basic_environment& env = *t->owner_->env_;
-        env.make_present(*t);
-        if (t->period_.count() > 0) env.replace_top_event(tag{env.current_tag().time + t->period_.count(), 0});
-        else env.pop_top_event();
-    }
     // At start the first event is at (offset, 0), together with startup;
     // on a reset transition at tag t it is t + offset (next microstep if 0).
     static void on_start(detail::element* e) noexcept {
         auto* t = static_cast<timer*>(e);
         basic_environment& env = *t->owner_->env_;
         tag now = env.current_tag();
-        tag first = env.stats().tags == 0 ? tag{t->offset_.count(), 0} : delay_tag(now, t->offset_);
+        tag first = env.stamp() == 1 ? tag{t->offset_, 0} : delay_tag(now, duration{t->offset_});
         (void)env.post(*t, first, 0);
     }
-
-    duration offset_;
-    duration period_;
 };
 
 }  // namespace weft::reactors

@@ -110,7 +110,11 @@ inline void basic_environment::add_worker(worker& w) noexcept {
 }
 
 inline std::uint32_t basic_environment::work_batch(std::uint32_t generation) noexcept {
-    const std::uint32_t n = batch_size_.load(std::memory_order_relaxed);
+    // acquire: pairs with run_batch's release of the size. A helper that
+    // saw generation G and then reads the size of batch G+1 also sees G
+    // closed (index at closed_batch), so it never claims entries of a
+    // batch that is still being written under G's number.
+    const std::uint32_t n = batch_size_.load(std::memory_order_acquire);
     std::uint32_t workers = 1;
     for (worker* w = workers_; w; w = w->next_) ++workers;
     // Small chunks: a thread that the OS preempts while holding a chunk
@@ -152,7 +156,7 @@ inline void basic_environment::run_batch(std::uint32_t n) noexcept {
     ++stats_.parallel_levels;
     parallel_ = true;
     backing_off_.store(false, std::memory_order_relaxed);
-    batch_size_.store(n, std::memory_order_relaxed);
+    batch_size_.store(n, std::memory_order_release);
     batch_done_.store(0, std::memory_order_relaxed);
     ++batch_gen_;
     const std::uint64_t t0 = port::now_ns();
@@ -165,6 +169,10 @@ inline void basic_environment::run_batch(std::uint32_t n) noexcept {
     const std::uint64_t t1 = port::now_ns();
     // acquire: every chunk's effects are visible after this.
     while (batch_done_.load(std::memory_order_acquire) != n) worker::pause();
+    // Close the batch before the next one's size and entries are written:
+    // a late helper still holding this generation must find nothing left
+    // to claim whatever size it reads (see work_batch).
+    batch_claim_.store((std::uint64_t(batch_gen_) << 32) | closed_batch, std::memory_order_relaxed);
     parallel_ = false;
     // Sharing must never lose to running the level here alone. Estimate
     // that from this thread's own pace (the wake-ups count against the

@@ -17,29 +17,50 @@
 // Everything uses the storage the environment already has; nothing allocates.
 #include <weft/reactor/detail/runtime.hpp>
 
-#include <cstdio>
+#include <cstddef>
+#include <type_traits>
 
 namespace weft::reactors {
 
-template <class F>
-void basic_environment::for_each_port_reader(detail::port_node& p, F&& f) noexcept {
-    for (detail::link* l = p.readers_; l; l = l->next) f(*l->owner);
-    for (detail::port_node* d = p.first_down_; d; d = d->next_down_)
-        if (!d->on_set_) for_each_port_reader(*d, f);  // `after` ends the zero-delay path
+namespace detail {
+// The graph walk exists once, behind a function pointer: assembly walks
+// successors for four purposes, and a template per lambda (each with its
+// own copy of the recursive port walk) cost ~500 B of flash on a board.
+struct successor_visit {
+    void (*fn)(successor_visit& self, reaction_node& s) noexcept;
+    reaction_node* from = nullptr;
+};
+
+inline void visit_port_readers(port_node& p, successor_visit& v) noexcept {
+    for (link* l = p.readers_; l; l = l->next)
+        if (l->owner != v.from) v.fn(v, *l->owner);
+    for (port_node* d = p.first_down_; d; d = d->next_down_)
+        if (!d->on_set_) visit_port_readers(*d, v);  // `after` ends the zero-delay path
 }
+
+inline void visit_successors(reaction_node& r, successor_visit& v) noexcept {
+    v.from = &r;
+    if (r.next_in_reactor_) v.fn(v, *r.next_in_reactor_);
+    for (std::uint8_t i = 0; i < r.link_count_; ++i) {
+        link& l = r.links_[i];
+        auto k = l.target->kind_;
+        if (l.kind != role::effect) continue;
+        if (k != element_kind::input && k != element_kind::output) continue;
+        visit_port_readers(static_cast<port_node&>(*l.target), v);
+    }
+}
+}  // namespace detail
 
 template <class F>
 void basic_environment::for_each_successor(detail::reaction_node& r, F&& f) noexcept {
-    if (r.next_in_reactor_) f(*r.next_in_reactor_);
-    for (std::uint8_t i = 0; i < r.link_count_; ++i) {
-        detail::link& l = r.links_[i];
-        auto k = l.target->kind_;
-        if (l.kind != detail::role::effect) continue;
-        if (k != detail::element_kind::input && k != detail::element_kind::output) continue;
-        for_each_port_reader(static_cast<detail::port_node&>(*l.target), [&](detail::reaction_node& s) {
-            if (&s != &r) f(s);
-        });
-    }
+    using fn_t = std::remove_reference_t<F>;
+    struct visit : detail::successor_visit {
+        fn_t* f;
+    };
+    visit v{};
+    v.fn = [](detail::successor_visit& b, detail::reaction_node& s) noexcept { (*static_cast<visit&>(b).f)(s); };
+    v.f = &f;
+    detail::visit_successors(r, v);
 }
 
 inline status basic_environment::assemble() noexcept {
@@ -122,11 +143,16 @@ inline status basic_environment::assemble_graph() noexcept {
     }
     // (6) the tables the scheduler loop reads instead of the graph.
     for (auto* r = first_reaction_; r; r = r->next_global_) {
-        for (std::uint8_t i = 0; i < r->link_count_; ++i) r->links_[i].rank = r->rank_;
+        for (std::uint8_t i = 0; i < r->link_count_; ++i) {
+            detail::link& l = r->links_[i];
+            l.ready_word = ready_.word_of(r->rank_);
+            l.ready_bit = l.kind == detail::role::trigger ? detail::ready_set::bit_of(r->rank_) : 0;
+        }
         detail::rank_entry& h = hot_[r->rank_];
         // A reaction with a mode or a deadline gets a body that runs the
         // checks first, so the loop itself never branches on them.
-        if (r->mode_ || r->deadline_ >= 0) h.body = [this, r] { run_one(*r); };
+        // (checked_body_ is set whenever a mode or a deadline exists.)
+        if (r->mode_ || r->deadline_ >= 0) checked_body_(*this, h, *r);
         else h.body = r->body_;
         h.level = r->level_;
     }
@@ -144,19 +170,19 @@ inline status basic_environment::assemble_graph() noexcept {
 // zero-delay tree (its value arrives later); it is only flagged.
 inline void basic_environment::build_fanout(detail::port_node& origin) noexcept {
     origin.fanout_ = nullptr;
-    origin.has_delayed_ = false;
+    bool delayed = false;
     detail::link** tail = &origin.fanout_;
     auto collect = [&](auto& self, detail::port_node& p) -> void {
         for (detail::link* l = p.readers_; l; l = l->next)
             if (l->kind == detail::role::trigger) { *tail = l; tail = &l->next_fanout; }
         for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
-            if (d->on_set_) origin.has_delayed_ = true;
+            if (d->on_set_) delayed = true;
             else self(self, *d);
         }
     };
     collect(collect, origin);
     *tail = nullptr;
-    origin.fanout_built_ = true;
+    origin.set_slow_ = delayed;
 }
 
 // Every reaction left by Kahn has an unprocessed predecessor, so walking
@@ -181,17 +207,26 @@ inline void basic_environment::report_cycle() noexcept {
         x = pred;
     }
     // Path v0 <- v1 <- ... <- v(len-1) and again -> v(len-1): print the
-    // cycle in dependency order starting at `again`.
-    int w = std::snprintf(cycle_text_, sizeof cycle_text_, "causality cycle:");
-    auto put = [&](const detail::reaction_node* r, const char* sep) {
-        if (w < 0 || std::size_t(w) >= sizeof cycle_text_) return;
-        w += std::snprintf(cycle_text_ + w, sizeof cycle_text_ - std::size_t(w), "%s%s.%s", sep,
-                           r->owner_->name_, r->name_);
+    // cycle in dependency order starting at `again`. Appended by hand, not
+    // with snprintf: on a board that would link a printf and its 64-bit
+    // division (~1.7 KB) into every reactor program for a message that
+    // only a wrong program ever produces.
+    std::size_t w = 0;
+    auto put = [&](const char* s) {
+        while (*s && w + 1 < sizeof cycle_text_) cycle_text_[w++] = *s++;
+        cycle_text_[w] = '\0';
     };
+    auto put_reaction = [&](const detail::reaction_node* r, const char* sep) {
+        put(sep);
+        put(r->owner_->name_);
+        put(".");
+        put(r->name_);
+    };
+    put("causality cycle:");
     if (!again) return;
-    put(again, " ");
-    for (std::uint32_t i = len; i-- > again->rank_;) put(by_rank_[i], " -> ");
-    put(again, " -> ");
+    put_reaction(again, " ");
+    for (std::uint32_t i = len; i-- > again->rank_;) put_reaction(by_rank_[i], " -> ");
+    put_reaction(again, " -> ");
 }
 
 inline result<std::size_t> basic_environment::event_queue_bound() noexcept {

@@ -11,11 +11,13 @@
 namespace weft::reactors::detail {
 
 /// One pending event: `target` becomes present at `at` with value `slot`.
+/// No member initialisers: the queue's storage is written before it is
+/// read, and initialising it would cost a loop per environment.
 struct event {
-    tag at{};
-    element* target = nullptr;
-    std::uint32_t seq = 0;
-    std::uint16_t slot = 0;
+    tag at;
+    element* target;
+    std::uint32_t seq;
+    std::uint16_t slot;
 };
 
 class event_queue {
@@ -51,11 +53,19 @@ public:
         return top;
     }
 
+    /// Removes the top.
+    void drop_top() noexcept { remove_at(0); }
+
     /// Replaces the top with an event for the same target (timers): one
-    /// sift instead of a pop and a push.
+    /// sift instead of a pop and a push, and none when it stays on top
+    /// (alone, or still before both children).
     void replace_top(tag at, std::uint16_t slot) noexcept {
-        event ev{at, e_[0].target, seq_++, slot};
-        sift_down(0, ev);
+        event& top = e_[0];
+        top.at.time = at.time;
+        top.at.microstep = at.microstep;
+        top.seq = seq_++;
+        top.slot = slot;
+        if (n_ > 1 && !(before(top, e_[1]) && (n_ < 3 || before(top, e_[2])))) sift_down(0, event(top));
     }
 
     /// Index of the pending event of `target` at `at`, or size() if none.

@@ -7,6 +7,21 @@
 
 namespace weft::reactors {
 
+inline void basic_environment::request_mode(detail::reactor_node& r, detail::mode_node& m,
+                                            bool history) noexcept {
+    guard g{*this};
+    apply_modes_ = [](basic_environment& env) noexcept { env.apply_mode_changes(); };
+    bool queued = r.pending_mode_ != nullptr;
+    r.pending_mode_ = &m;
+    r.pending_history_ = history;
+    if (queued) return;
+    // Keep the list in declaration order: outer reactors switch first.
+    detail::reactor_node** p = &pending_modes_;
+    while (*p && (*p)->index_ < r.index_) p = &(*p)->next_pending_;
+    r.next_pending_ = *p;
+    *p = &r;
+}
+
 inline void basic_environment::apply_mode_changes() noexcept {
     while (detail::reactor_node* r = pending_modes_) {
         pending_modes_ = r->next_pending_;

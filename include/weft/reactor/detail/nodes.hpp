@@ -8,6 +8,7 @@
 // Declaration order is meaningful: members are constructed in order, so
 // each reactor's element and reaction lists are in declaration order.
 #include <weft/reactor/detail/callback.hpp>
+#include <weft/reactor/detail/ready_set.hpp>
 #include <weft/reactor/tag.hpp>
 
 #include <cstdint>
@@ -31,18 +32,27 @@ enum class element_kind : std::uint8_t {
     input, output, timer, logical_action, physical_action, startup, shutdown, reset, delay
 };
 
+/// Where links point before assembly: marking then changes nothing.
+inline ready_set::word ready_sink = 0;
+
 /// One declared dependency of a reaction. Links live inside the reaction
 /// object and chain into the target element's reader or writer list.
+/// No member initialisers: a reaction reserves room for several links and
+/// fills in (every field of) only those it declares (see make_link).
 struct link {
-    element* target = nullptr;
-    reaction_node* owner = nullptr;
-    link* next = nullptr;  // next link on the same target
+    element* target;
+    reaction_node* owner;
+    link* next;  // next link on the same target
     // Assembly chains the trigger links of an origin port's whole
-    // zero-delay tree here and copies the owner's rank, so that setting a
-    // port marks its readers without walking ports or touching reactions.
-    link* next_fanout = nullptr;
-    std::uint32_t rank = 0;
-    role kind = role::trigger;
+    // zero-delay tree here, so that setting a port marks its readers
+    // without walking ports or touching reactions.
+    link* next_fanout;
+    // Assembly stores the owner's ready-set word and bit here (bit 0 for
+    // sources), so that marking is one OR, with no rank arithmetic and no
+    // test of the role.
+    ready_set::word* ready_word;
+    ready_set::word ready_bit;
+    role kind;
 };
 
 /// Where something is declared: directly in a reactor, or in one of its
@@ -73,6 +83,13 @@ struct element {
 /// Fills in an element's identity and registers it (defined in runtime.hpp).
 void init_element(element& e, place where, const char* name, element_kind k) noexcept;
 
+/// Timers (timer.hpp): the scheduler fires them itself, without the
+/// indirect call, since timer programs spend most of a tag on them.
+struct timer_node : element {
+    std::int64_t offset_ = 0;
+    std::int64_t period_ = 0;  // 0: once
+};
+
 /// Ports: an output, an input, or the delayed side of an `after`.
 struct port_node : element {
     port_node* upstream_ = nullptr;    // the port this one is connected from
@@ -82,10 +99,11 @@ struct port_node : element {
     /// Called when an upstream value arrives (the input side of `after`).
     void (*on_set_)(port_node* self) noexcept = nullptr;
     /// Origins only (from assembly): every trigger link of the zero-delay
-    /// tree below this port, and whether an `after` hangs off the tree.
+    /// tree below this port.
     link* fanout_ = nullptr;
-    bool fanout_built_ = false;
-    bool has_delayed_ = false;
+    /// Setting the port needs more than the fanout marks: no fanout built
+    /// (not an origin, or before assembly) or an `after` below the tree.
+    bool set_slow_ = true;
 };
 
 /// A mode of a modal reactor.

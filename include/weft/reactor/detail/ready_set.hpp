@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace weft::reactors::detail {
 
@@ -20,16 +21,25 @@ inline constexpr bool workers_supported = std::atomic_ref<std::uint64_t>::is_alw
 
 class ready_set {
 public:
-    ready_set(std::uint64_t* words, std::size_t nwords) noexcept : w_(words), n_(nwords) {}
+    /// One bit per rank. 64-bit words where workers may run (fewer words
+    /// to scan, 64-bit atomics exist); native 32-bit words elsewhere, where
+    /// a 64-bit word costs register pairs and a library call per
+    /// countr_zero (ARMv7-M: __ctzdi2 on every reaction).
+    using word = std::conditional_t<workers_supported, std::uint64_t, std::uint32_t>;
+    static constexpr unsigned word_bits = sizeof(word) * 8;
+    static constexpr unsigned word_shift = word_bits == 64 ? 6 : 5;
+    static constexpr std::size_t words_for(std::size_t ranks) noexcept { return (ranks + word_bits - 1) / word_bits; }
+
+    ready_set(word* words, std::size_t nwords) noexcept : w_(words), n_(nwords) {}
 
     /// Executor thread, or any worker while `shared` (atomic OR).
     void mark(std::uint32_t rank, bool shared) noexcept {
-        std::size_t w = rank >> 6;
-        std::uint64_t bit = std::uint64_t{1} << (rank & 63);
+        std::size_t w = rank >> word_shift;
+        word bit = word{1} << (rank & (word_bits - 1));
         if (workers_supported && shared) {
             // relaxed: the batch barrier (acq_rel counter) orders this for
             // the thread that pops after the level is done.
-            std::atomic_ref<std::uint64_t>(w_[w]).fetch_or(bit, std::memory_order_relaxed);
+            std::atomic_ref<word>(w_[w]).fetch_or(bit, std::memory_order_relaxed);
             // No cursor update: a batch only marks ranks above its own,
             // and run_reactions rewinds to the batch's first rank after it.
         } else {
@@ -41,36 +51,52 @@ public:
         }
     }
 
+    /// Marks through a precomputed word and bit (see link). Same threads
+    /// and ordering as mark().
+    static void mark(word& w, word bit, bool shared) noexcept {
+        // relaxed: as in mark() above.
+        if (workers_supported && shared) std::atomic_ref<word>(w).fetch_or(bit, std::memory_order_relaxed);
+        else w |= bit;
+    }
+    word* word_of(std::uint32_t rank) const noexcept { return &w_[rank >> word_shift]; }
+    static word bit_of(std::uint32_t rank) noexcept { return word{1} << (rank & (word_bits - 1)); }
+
     /// Runs `run(rank)` for every marked rank in increasing order until
     /// none is left, including ranks that `run` marks (always higher), and
-    /// clears the set. Returns how many ran. Bits are not cleared one by
-    /// one: the ranks up to the last one run are masked off instead and
-    /// the word is zeroed when done, so the scan stores nothing per
-    /// reaction; each word is reloaded because `run` may mark.
+    /// clears the set. Returns how many ran. Scans from rank 0 and leaves
+    /// the cursor alone (single-thread path; the worker path sets it). Bits
+    /// are not cleared one by one: the ranks up to the last one run are
+    /// masked off instead and the word is zeroed when done, so the scan
+    /// stores nothing per reaction; each word is reloaded because `run`
+    /// may mark.
     template <class F>
-    std::uint64_t drain(F&& run) noexcept {
-        std::uint64_t ran = 0;
-        for (std::size_t i = cursor_; i < n_; ++i) {
-            std::uint64_t done = 0;  // bits at or below the last rank run
-            for (std::uint64_t word; (word = w_[i] & ~done) != 0; ++ran) {
-                unsigned b = unsigned(std::countr_zero(word));
-                done = b == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << b) - 1;
-                run(std::uint32_t(i * 64 + b));
+    std::uint32_t drain(F&& run) noexcept {
+        std::uint32_t ran = 0;
+        // Locals: `run` is an opaque call, after which members would be reloaded.
+        word* const words = w_;
+        const std::size_t n = n_;
+        for (std::size_t i = 0; i < n; ++i) {
+            // Bits above the last rank run: two shifts per reaction, no
+            // store (a mask of the bits done would need a test for bit 63).
+            word above = ~word{0};
+            for (word bits; (bits = words[i] & above) != 0; ++ran) {
+                unsigned b = unsigned(std::countr_zero(bits));
+                above = (~word{0} << b) << 1;
+                run(std::uint32_t(i * word_bits + b));
             }
-            if (done) w_[i] = 0;
+            if (above != ~word{0}) words[i] = 0;
         }
-        cursor_ = n_;
         return ran;
     }
 
     /// Lowest marked rank (removed), or -1 when none.
     std::int64_t pop() noexcept {
         while (cursor_ < n_) {
-            std::uint64_t& word = w_[cursor_];
-            if (word) {
-                unsigned b = unsigned(std::countr_zero(word));
-                word &= word - 1;
-                return std::int64_t(cursor_ * 64 + b);
+            word& bits = w_[cursor_];
+            if (bits) {
+                unsigned b = unsigned(std::countr_zero(bits));
+                bits &= bits - 1;
+                return std::int64_t(cursor_ * word_bits + b);
             }
             ++cursor_;
         }
@@ -80,7 +106,7 @@ public:
     /// Lowest marked rank without removing it, or -1.
     std::int64_t peek() noexcept {
         while (cursor_ < n_) {
-            if (std::uint64_t word = w_[cursor_]) return std::int64_t(cursor_ * 64 + unsigned(std::countr_zero(word)));
+            if (word bits = w_[cursor_]) return std::int64_t(cursor_ * word_bits + unsigned(std::countr_zero(bits)));
             ++cursor_;
         }
         return -1;
@@ -89,11 +115,11 @@ public:
     bool empty() noexcept { return peek() < 0; }
     /// Scan again from `rank`'s word (after running ranks >= `rank`, which
     /// may have marked ranks the cursor had already passed).
-    void rewind(std::uint32_t rank) noexcept { cursor_ = rank >> 6; }
+    void rewind(std::uint32_t rank) noexcept { cursor_ = rank >> word_shift; }
     void reset_cursor() noexcept { cursor_ = 0; }
 
 private:
-    std::uint64_t* w_;
+    word* w_;
     std::size_t n_;
     std::size_t cursor_ = 0;
 };

@@ -65,7 +65,10 @@ public:
     }
     /// The executor the program runs on (nullptr before start()).
     executor* exec() const noexcept { return ex_; }
-    const environment_stats& stats() const noexcept { return stats_; }
+    const environment_stats& stats() const noexcept {
+        stats_.tags = stamp_ - 1;  // not counted per tag: the stamp is the count
+        return stats_;
+    }
     /// Largest number of events queued at once so far.
     std::size_t event_queue_peak() const noexcept { return queue_.peak(); }
     std::size_t event_queue_capacity() const noexcept { return queue_.capacity(); }
@@ -113,6 +116,16 @@ public:
         sources_ = &s;
         has_physical_ = true;
     }
+    /// Called by the first mode and the first deadline: from then on,
+    /// assembly gives reactions with a mode or a deadline a body that runs
+    /// the checks first. Programs with neither link none of that code.
+    void enable_checked_bodies() noexcept {
+        checked_body_ = [](basic_environment& env, detail::rank_entry& h, detail::reaction_node& r) noexcept {
+            basic_environment* e = &env;
+            detail::reaction_node* rp = &r;
+            h.body = [e, rp] { e->run_one(*rp); };
+        };
+    }
     /// A declaration error (bad connection, too many dependencies, ...),
     /// reported by assemble().
     void declaration_error(const error& e) noexcept { if (!decl_error_) decl_error_ = e; }
@@ -124,27 +137,24 @@ public:
 
     /// Marks `r` to run at the current tag.
     void mark(detail::reaction_node& r) noexcept { ready_.mark(r.rank_, parallel_); }
-    /// Marks every reaction triggered by `e` (not its sources).
-    void trigger_readers(detail::element& e) noexcept {
-        for (detail::link* l = e.readers_; l; l = l->next)
-            if (l->kind == detail::role::trigger) mark(*l->owner);
+    /// Marks every reaction triggered by `e` (source links carry no bit).
+    /// Inlined: timers and actions call it once per event.
+    [[gnu::always_inline]] void trigger_readers(detail::element& e) noexcept {
+        for (detail::link* l = e.readers_; l; l = l->next) detail::ready_set::mark(*l->ready_word, l->ready_bit, parallel_);
     }
     /// Makes `e` present at the current tag and triggers its reactions.
-    void make_present(detail::element& e) noexcept {
+    [[gnu::always_inline]] void make_present(detail::element& e) noexcept {
         e.stamp_ = stamp_;
         trigger_readers(e);
     }
     /// An origin port got a value: present it downstream (zero delay).
-    void set_port(detail::port_node& p) noexcept {
+    /// Inlined into reaction bodies: this is most of a reaction switch.
+    [[gnu::always_inline]] void set_port(detail::port_node& p) noexcept {
         p.stamp_ = stamp_;
-        if (p.fanout_built_) {
-            // Readers see the origin's stamp, so only the marks are left.
-            for (detail::link* l = p.fanout_; l; l = l->next_fanout) ready_.mark(l->rank, parallel_);
-            if (p.has_delayed_) propagate_delayed(p);
-            return;
-        }
-        trigger_readers(p);
-        propagate(p);
+        // Readers see the origin's stamp, so only the marks are left.
+        for (detail::link* l = p.fanout_; l; l = l->next_fanout)
+            detail::ready_set::mark(*l->ready_word, l->ready_bit, parallel_);
+        if (p.set_slow_) set_port_slow(p);
     }
     /// Queues an event for `target` at `at` (>= next microstep). Fails, and
     /// stops the program, when the event queue is full.
@@ -180,10 +190,10 @@ public:
 protected:
     basic_environment(const environment_config& cfg, detail::event* events, std::size_t nevents,
                       detail::event* suspended, detail::reaction_node** by_rank,
-                      std::uint64_t* ready_words, std::size_t max_reactions,
+                      detail::ready_set::word* ready_words, std::size_t max_reactions,
                       detail::reaction_node** batch, detail::rank_entry* hot) noexcept
         : cfg_(cfg), queue_(events, nevents), suspended_(suspended), by_rank_(by_rank), hot_(hot),
-          max_reactions_(max_reactions), ready_(ready_words, (max_reactions + 63) / 64) {
+          max_reactions_(max_reactions), ready_(ready_words, detail::ready_set::words_for(max_reactions)) {
         batch_ = batch;
         startup_.name_ = "startup";
         startup_.kind_ = detail::element_kind::startup;
@@ -201,6 +211,11 @@ private:
             propagate(*d);
         }
     }
+    [[gnu::noinline]] void set_port_slow(detail::port_node& p) noexcept {
+        if (p.fanout_) { propagate_delayed(p); return; }
+        trigger_readers(p);
+        propagate(p);
+    }
     // The `after`s below an origin whose readers the fanout already marked.
     void propagate_delayed(detail::port_node& p) noexcept {
         for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
@@ -216,14 +231,14 @@ private:
     status assemble_graph() noexcept;
     void startup_tag() noexcept;
     tag next_stop_candidate() noexcept;
-    void process_tag(tag t, bool stopping) noexcept;
+    void process_tag(tag t, bool first, bool stopping) noexcept;
+    void attend() noexcept;
     void run_reactions() noexcept;
     void run_one(detail::reaction_node& r) noexcept;
     void run_batch(std::uint32_t n) noexcept;
     std::uint32_t work_batch(std::uint32_t generation) noexcept;
     bool share_level() noexcept;
     template <class F> void for_each_successor(detail::reaction_node& r, F&& f) noexcept;
-    template <class F> void for_each_port_reader(detail::port_node& p, F&& f) noexcept;
     void report_cycle() noexcept;
     void drain_physical() noexcept;
     void apply_mode_changes() noexcept;
@@ -250,23 +265,31 @@ private:
     detail::resettable* resettables_ = nullptr;
     detail::physical_source* sources_ = nullptr;
     detail::reactor_node* pending_modes_ = nullptr;
+    // Set by the first request_mode (mode_switch.hpp), so that a program
+    // without modes links none of the transition code (~700 B on a board).
+    void (*apply_modes_)(basic_environment&) noexcept = nullptr;
+    void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept = nullptr;
     worker* workers_ = nullptr;
     std::uint32_t reactor_count_ = 0;
     std::uint32_t reaction_count_ = 0;
     std::uint32_t levels_ = 0;
     error decl_error_{};
     error failure_{};
-    char cycle_text_[96] = {};
+    char cycle_text_[96];  // written by report_cycle before any read
 
     executor* ex_ = nullptr;
     std::uint64_t start_ns_ = 0;
     tag now_{};
     tag stop_tag_ = never_tag;
     std::uint64_t stamp_ = 1;
-    environment_stats stats_{};
+    mutable environment_stats stats_{};
     wait_operation* waiting_ = nullptr;
-    std::atomic<bool> stop_requested_{false};
-    std::atomic<bool> physical_flag_{false};
+    // What interrupts and other threads tell the scheduler, in one byte so
+    // that the per-tag check is one load. (Not atomic<bool>: its load is
+    // not always_inline in libstdc++, and GCC 12 -Os calls it.)
+    static constexpr std::uint8_t physical_flag = 1;  // physical actions have buffered events
+    static constexpr std::uint8_t stop_flag = 2;      // request_stop() was called
+    std::atomic<std::uint8_t> flags_{0};
     std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
     struct wake_node : irq_node {
         explicit wake_node(basic_environment* e) noexcept : irq_node(&on_wake), env(e) {}
@@ -276,6 +299,7 @@ private:
     detail::reaction_node** batch_ = nullptr;
     std::atomic<std::uint32_t> batch_size_{0};
     std::atomic<std::uint64_t> batch_claim_{0};  // (generation << 32) | next index
+    static constexpr std::uint64_t closed_batch = 0xffffffffu;  // index of a finished batch
     std::atomic<std::uint32_t> batch_done_{0};
     std::uint32_t batch_gen_ = 0;
     // Wide levels still to run alone after a lost parallel level, and the
@@ -342,28 +366,17 @@ inline void basic_environment::fail(const error& e) noexcept {
     failure_ = e;
 }
 
-inline void basic_environment::request_mode(detail::reactor_node& r, detail::mode_node& m,
-                                            bool history) noexcept {
-    guard g{*this};
-    bool queued = r.pending_mode_ != nullptr;
-    r.pending_mode_ = &m;
-    r.pending_history_ = history;
-    if (queued) return;
-    // Keep the list in declaration order: outer reactors switch first.
-    detail::reactor_node** p = &pending_modes_;
-    while (*p && (*p)->index_ < r.index_) p = &(*p)->next_pending_;
-    r.next_pending_ = *p;
-    *p = &r;
-}
-
 inline void basic_environment::physical_pending() noexcept {
-    // release: the scheduler's acquire exchange sees the buffered entry.
-    physical_flag_.store(true, std::memory_order_release);
+    // release: the scheduler's acquire load (drain_physical) sees the
+    // buffered entry. A read-modify-write, not a store: the byte also
+    // carries the stop flag.
+    flags_.fetch_or(physical_flag, std::memory_order_release);
     if (ex_) ex_->post(wake_node_);
 }
 
 inline void basic_environment::request_stop() noexcept {
-    stop_requested_.store(true, std::memory_order_release);
+    // release: pairs with the scheduler's acquire load in attend().
+    flags_.fetch_or(stop_flag, std::memory_order_release);
     if (ex_) ex_->post(wake_node_);
 }
 

@@ -80,6 +80,10 @@ inline std::uint32_t semihost(std::uint32_t op, const void* arg) noexcept {
 
 }  // namespace cortex_m
 
+/// Flash is the scarce resource: one out-of-line frame allocator call per
+/// coroutine instead of an inlined fast path (docs/footprint.md).
+inline constexpr bool small_code = true;
+
 /// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
 inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
 

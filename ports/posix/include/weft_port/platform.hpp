@@ -15,6 +15,10 @@
 
 namespace weft::port {
 
+/// Speed over code size: the frame allocator's fast path is inlined into
+/// every coroutine's creation and destruction.
+inline constexpr bool small_code = false;
+
 inline std::uint64_t now_ns() noexcept {
     timespec ts;
     ::clock_gettime(CLOCK_MONOTONIC, &ts);
