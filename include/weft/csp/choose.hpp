@@ -36,10 +36,10 @@ public:
         static constexpr leaf_index leaves = (Es::operation::leaves + ...);
         using value_type = first_value;
 
+        // Each branch's operation is built in place from its event: a
+        // tuple of temporaries would move every operation once more.
         explicit operation(choose_event&& e) noexcept
-            : ops_(std::apply([](Es&... es) { return std::tuple<typename Es::operation...>{
-                                  typename Es::operation{std::move(es)}...}; },
-                              e.events_)) {}
+            : ops_(std::make_from_tuple<std::tuple<typename Es::operation...>>(std::move(e.events_))) {}
 
         void bind(sync_state& s, leaf_index base) noexcept {
             bind_all(s, base, std::index_sequence_for<Es...>{});
@@ -90,7 +90,9 @@ public:
         }
 
         std::tuple<typename Es::operation...> ops_;
-        leaf_index bases_[n] = {};
+        // Written by bind(), which every sync runs first; not zeroed here
+        // (a memset call at -Os).
+        leaf_index bases_[n];
     };
 
 private:

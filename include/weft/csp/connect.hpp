@@ -50,7 +50,7 @@ protected:
     void record(const error& e) noexcept { last_ = e; ++errors_; }
 
     executor* ex_;
-    offer offer_{};
+    offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     bool waiting_ = false;
     std::size_t errors_ = 0, transferred_ = 0;
     error last_{};

@@ -54,7 +54,7 @@ public:
     private:
         channel<T, N>* ch_;
         std::optional<T> slot_;
-        detail::offer offer_{};
+        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     };
 
 private:
@@ -87,9 +87,7 @@ public:
             return false;
         }
         if (ch_->offer_recv(slot_, status)) return false;  // (2): a value, or closed
-        detail::offer& o = offer_.make();                   // (3)
-        o.owner = this;
-        o.value = &slot_;
+        detail::offer& o = offer_.make(this, &slot_);       // (3)
         complete = &on_complete;
         abort = &on_abort;
         ch_->wait_recv(o);

@@ -57,7 +57,7 @@ public:
     private:
         channel<T, N>* ch_;
         T value_;
-        detail::offer offer_{};
+        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     };
 
 private:
@@ -87,9 +87,7 @@ public:
             return false;
         }
         if (ch_->offer_send(*value_, status)) return false;  // (2): taken, buffered, or closed
-        detail::offer& o = offer_.make();                     // (3)
-        o.owner = this;
-        o.value = value_;
+        detail::offer& o = offer_.make(this, value_);         // (3)
         complete = &on_complete;
         abort = &on_abort;
         ch_->wait_send(o);
