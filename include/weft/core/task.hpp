@@ -102,7 +102,7 @@ public:
         }
         /// No slot: the task is empty and carries the pool's error.
         static task get_return_object_on_allocation_failure() noexcept {
-            return task{frame_allocator::last_error()};
+            return task{&frame_allocator::last_error()};
         }
     };
     using handle_type = std::coroutine_handle<promise_type>;
@@ -115,13 +115,18 @@ public:
     }
     ~task() { reset(); }
 
-    /// False if the frame could not be allocated; err() says why.
+    /// False if the frame could not be allocated; err() says why. That
+    /// error is the frame allocator's last_error(): read it (spawn and
+    /// co_await do, at once) before another coroutine fails to get a frame.
     explicit operator bool() const noexcept { return bool(h_); }
-    const error& err() const noexcept { return error_; }
+    const error& err() const noexcept { return error_ ? *error_ : status{}.err(); }  // static `none`
 
+    // A pointer to the error, not a copy: this awaiter lives in the
+    // awaiting frame, and 20 bytes copied there on every co_await of a
+    // task would be paid by every caller for the rare failure.
     struct task_operation {
         handle_type child;
-        error fail;
+        const error* fail;
         bool await_ready() const noexcept { return !child; }
         template <class P>
         std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
@@ -131,13 +136,13 @@ public:
             return child;
         }
         awaited_t<T> await_resume() noexcept {
-            if (!child) return fail;
+            if (!child) return *fail;
             if constexpr (std::is_void_v<T>) return {};
             else return child.promise().take();
         }
     };
     /// Runs the task to completion inside the awaiting task.
-    task_operation operator co_await() && noexcept { return {h_, error_}; }
+    task_operation operator co_await() && noexcept { return {h_, &err()}; }
 
     /// Gives up ownership (spawn).
     handle_type release() noexcept { return std::exchange(h_, {}); }
@@ -146,13 +151,13 @@ public:
 
 private:
     explicit task(handle_type h) noexcept : h_(h) {}
-    explicit task(const error& e) noexcept : error_(e) {}
+    explicit task(const error* e) noexcept : error_(e) {}
     void reset() noexcept {
         if (h_) h_.destroy();
         h_ = {};
     }
     handle_type h_;
-    error error_{};
+    const error* error_ = nullptr;  // set only when h_ is empty because allocation failed
 };
 
 }  // namespace weft
