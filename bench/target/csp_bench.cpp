@@ -11,6 +11,8 @@
 
 #include <cstdio>
 
+#include "instr_report.hpp"
+
 using namespace weft;
 using namespace weft::csp;
 namespace mps2 = weft::port::mps2;
@@ -123,25 +125,7 @@ std::uint64_t isr_channel_run(int n) {
 }
 
 void report(const char* workload, std::uint64_t (*run)(int), int n, int ops_per_n) {
-    std::int64_t hundredths[3];
-    std::uint32_t ops = std::uint32_t(n * ops_per_n);
-    for (auto& h : hundredths) {
-        std::int64_t full = std::int64_t(run(n)), none = std::int64_t(run(0));
-        h = (full - none) * 100 / std::int64_t(ops);
-    }
-    if (hundredths[0] <= 0 || frame_allocator::last_error()) port::fatal("csp_bench: a workload failed");
-    auto lo = hundredths[0] < hundredths[2] ? hundredths[0] : hundredths[2];
-    auto hi = hundredths[0] < hundredths[2] ? hundredths[2] : hundredths[0];
-    auto med = hundredths[1] < lo ? lo : hundredths[1] > hi ? hi : hundredths[1];
-    char line[256];
-    int len = std::snprintf(line, sizeof line,
-                            "{\"suite\":\"target-csp\",\"workload\":\"%s\",\"system\":\"weft\",\"target\":\"%s\","
-                            "\"unit\":\"instr/op\",\"median\":%u.%02u,\"p10\":%u.%02u,\"p90\":%u.%02u,"
-                            "\"runs\":3,\"ops_per_run\":%u,\"allocations\":0}\n",
-                            workload, port::target_name(), unsigned(med / 100), unsigned(med % 100),
-                            unsigned(lo / 100), unsigned(lo % 100), unsigned(hi / 100), unsigned(hi % 100),
-                            unsigned(ops));
-    port::console_write(line, std::size_t(len));
+    bench_target::measure("target-csp", workload, run, n, ops_per_n, ",\"allocations\":0");
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <cstdio>
 
+#include "instr_report.hpp"
+
 using namespace weft;
 using namespace weft::reactors;
 using namespace std::chrono_literals;
@@ -73,16 +75,9 @@ std::uint64_t chain_run() {
     return t;
 }
 
+// One run per workload (its own two sizes give the difference).
 void print(const char* workload, std::int64_t hundredths, std::uint32_t ops, const char* extra) {
-    char line[256];
-    int len = std::snprintf(line, sizeof line,
-                            "{\"suite\":\"target-reactor\",\"workload\":\"%s\",\"system\":\"weft\",\"target\":\"%s\","
-                            "\"unit\":\"instr/op\",\"median\":%u.%02u,\"p10\":%u.%02u,\"p90\":%u.%02u,"
-                            "\"runs\":1,\"ops_per_run\":%u,\"allocations\":0%s}\n",
-                            workload, port::target_name(), unsigned(hundredths / 100), unsigned(hundredths % 100),
-                            unsigned(hundredths / 100), unsigned(hundredths % 100), unsigned(hundredths / 100),
-                            unsigned(hundredths % 100), unsigned(ops), extra);
-    port::console_write(line, std::size_t(len));
+    bench_target::print("target-reactor", workload, hundredths, hundredths, hundredths, 1, ops, extra);
 }
 
 }  // namespace
@@ -91,9 +86,9 @@ int main() {
     // Deterministic under -icount: one run per size is exact.
     const int tags = 20000;
     std::int64_t full = std::int64_t(tag_run(2 * tags)), half = std::int64_t(tag_run(tags));
-    print("tag_advance", (full - half) * 100 / tags, tags, "");
+    print("tag_advance", (full - half) * 100 / tags, tags, ",\"allocations\":0");
     std::int64_t chain = std::int64_t(chain_run<chain_len + 1>()), one = std::int64_t(chain_run<1>());
     print("reaction_switch", (chain - one) * 100 / (chain_tags * chain_len), chain_tags * chain_len,
-          ",\"chain\":32");
+          ",\"allocations\":0,\"chain\":32");
     return 0;
 }
