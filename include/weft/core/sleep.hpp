@@ -17,9 +17,9 @@ namespace weft {
 
 class sleep_operation : detail::wait_node, detail::timer_node {
 public:
-    explicit sleep_operation(time_point until) noexcept : until_(until) {}
+    explicit sleep_operation(time_point until) noexcept : when_(until.time_since_epoch()) {}
     /// A relative sleep is measured from the moment the task suspends.
-    explicit sleep_operation(duration d) noexcept : relative_(true), delta_(d) {}
+    explicit sleep_operation(duration d) noexcept : when_(d), relative_(true) {}
 
     bool await_ready() const noexcept { return false; }
     template <class P>
@@ -29,8 +29,10 @@ public:
         executor& ex = ctl_->exec();
         // One clock read: on a board it masks interrupts and reads a timer.
         const time_point now = ex.now();
-        const time_point t = relative_ ? now + delta_ : until_;
-        if (t <= now) return false;  // already due: no suspension
+        const time_point t = relative_ ? now + when_ : time_point{when_};
+        // already due: no suspension. (`now >= t`, not `t <= now`: GCC
+        // compiles the 64-bit `<=` to two compares on Thumb-2.)
+        if (now >= t) return false;
         deadline_ns = to_ns(t);
         fire = &on_fire;
         abort = &on_abort;
@@ -53,9 +55,10 @@ private:
     }
 
     task_control* ctl_ = nullptr;
-    time_point until_{};
+    // The delay (relative_) or the deadline since the clock's epoch: one
+    // field, because this awaiter lives in every sleeping task's frame.
+    duration when_;
     bool relative_ = false;
-    duration delta_{};
     errc outcome_ = errc::ok;
 };
 
