@@ -172,7 +172,7 @@ public:
     const error& err() const noexcept {
         if (!h_) return *error_;
         const error* nested = h_.promise().error_;
-        return nested ? *nested : no_error();
+        return nested ? *nested : no_error;
     }
 
     /// Single-pass: begin() starts the generator.
@@ -187,14 +187,10 @@ private:
         h_ = {};
     }
     handle_type release() noexcept { return std::exchange(h_, {}); }
-    static const error& no_error() noexcept {
-        static constexpr error none{};
-        return none;
-    }
     handle_type h_;
     // A pointer, not a copy: a nested generator is a temporary in its
     // parent's frame for the whole co_yield, one frame per tree node.
-    const error* error_ = &no_error();
+    const error* error_ = &no_error;
 };
 
 }  // namespace weft

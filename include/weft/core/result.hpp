@@ -85,6 +85,10 @@ struct error {
     constexpr explicit operator bool() const noexcept { return code != errc::ok; }
 };
 
+/// The error of a success (code ok, no names): what err() returns when
+/// nothing failed.
+inline constexpr error no_error{};
+
 /// Either a T or an error. [[nodiscard]]: ignoring a failure is a bug.
 template <class T>
 class [[nodiscard]] result {
@@ -157,7 +161,7 @@ public:
     constexpr bool has_value() const noexcept { return code() == errc::ok; }
     constexpr explicit operator bool() const noexcept { return has_value(); }
     /// On success, an error whose code is errc::ok (and empty names).
-    constexpr const error& err() const noexcept { return has_value() ? none : s_.err; }
+    constexpr const error& err() const noexcept { return has_value() ? no_error : s_.err; }
     // Reading `ok.code` whichever member is active is the common initial
     // sequence rule: both members are standard-layout and start with errc.
     constexpr errc code() const noexcept { return s_.ok.code; }
@@ -175,7 +179,6 @@ private:
             if (c != errc::ok) err = error{c};
         }
     };
-    static constexpr error none{};
     storage s_;
 };
 

@@ -119,7 +119,7 @@ public:
     /// error is the frame allocator's last_error(): read it (spawn and
     /// co_await do, at once) before another coroutine fails to get a frame.
     explicit operator bool() const noexcept { return bool(h_); }
-    const error& err() const noexcept { return error_ ? *error_ : status{}.err(); }  // static `none`
+    const error& err() const noexcept { return error_ ? *error_ : no_error; }
 
     // A pointer to the error, not a copy: this awaiter lives in the
     // awaiting frame, and 20 bytes copied there on every co_await of a

@@ -30,7 +30,6 @@ public:
     std::size_t capacity() const noexcept { return cap_; }
     std::size_t peak() const noexcept { return peak_; }
     const event& top() const noexcept { return e_[0]; }
-    tag next_tag() const noexcept { return n_ ? e_[0].at : never_tag; }
     event& at(std::size_t i) noexcept { return e_[i]; }
 
     /// Precondition: !full().
@@ -45,12 +44,6 @@ public:
             i = p;
         }
         put(e_[i], ev);
-    }
-
-    event pop() noexcept {
-        event top = e_[0];
-        remove_at(0);
-        return top;
     }
 
     /// Removes the top.

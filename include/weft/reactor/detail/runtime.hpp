@@ -159,10 +159,6 @@ public:
     /// Queues an event for `target` at `at` (>= next microstep). Fails, and
     /// stops the program, when the event queue is full.
     status post(detail::element& target, tag at, std::uint16_t slot) noexcept;
-    /// Timers only, while their event is on top of the queue being fired:
-    /// move it to `at` / remove it.
-    void replace_top_event(tag at) noexcept { queue_.replace_top(at, 0); }
-    void pop_top_event() noexcept { (void)queue_.pop(); }
     /// Is an event for `e` at `at` queued? O(queue size).
     bool has_event(const detail::element& e, tag at) const noexcept {
         return queue_.find(&e, at) != queue_.size();
