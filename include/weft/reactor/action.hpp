@@ -61,9 +61,9 @@ protected:
             owner_->env_->fail(e);
             return e;
         }
-        status s = commit(at, slot);
-        if (!s) store_.release(slot);
-        return s;
+        if (commit(at, slot)) return {};
+        store_.release(slot);
+        return owner_->env_->overflow_error(*this);
     }
 
 private:

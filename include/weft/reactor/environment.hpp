@@ -228,7 +228,9 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
     }
 }
 
-inline task<status> basic_environment::main_task() noexcept {
+// The outcome is failure_ (the spawned task is detached, so a result would
+// only be copied into a frame nobody reads).
+inline task<> basic_environment::main_task() noexcept {
     for (detail::element* e = first_element_; e; e = e->next_global_)
         if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
     for (;;) {
@@ -242,7 +244,6 @@ inline task<status> basic_environment::main_task() noexcept {
     }
     finished_ = true;
     for (worker* w = workers_; w; w = w->next_) w->stop();
-    co_return status{failure_};
 }
 
 inline status basic_environment::start(executor& ex) noexcept {
@@ -276,18 +277,25 @@ class environment : public basic_environment {
 
 public:
     explicit environment(const environment_config& cfg = {}) noexcept
-        : basic_environment(cfg, events_, Events, suspended_, by_rank_, ready_words_, Reactions, batch_,
-                            hot_) {}
+        : basic_environment(cfg, t_.events, Events, t_.suspended, t_.by_rank, t_.ready_words, Reactions,
+                            t_.batch, t_.hot) {}
 
 private:
-    // Written before read (queue, assembly, worker batches): left
-    // uninitialised, like any storage an application reserves.
-    detail::event events_[Events];
-    detail::event suspended_[Events];
-    detail::reaction_node* by_rank_[Reactions];
-    detail::reaction_node* batch_[Reactions];
-    detail::rank_entry hot_[Reactions] = {};
-    detail::ready_set::word ready_words_[detail::ready_set::words_for(Reactions)] = {};
+    // Written before read (queue, assembly, worker batches, ready words):
+    // left uninitialised, like any storage an application reserves. In a
+    // union so that not even the members' default initialisers run (a
+    // loop per array and a memset in every environment's constructor).
+    struct tables {
+        detail::event events[Events];
+        detail::event suspended[Events];
+        detail::reaction_node* by_rank[Reactions];
+        detail::reaction_node* batch[Reactions];
+        detail::rank_entry hot[Reactions];
+        detail::ready_set::word ready_words[detail::ready_set::words_for(Reactions)];
+    };
+    union {
+        tables t_;
+    };
 };
 
 }  // namespace weft::reactors

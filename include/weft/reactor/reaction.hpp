@@ -48,22 +48,63 @@ dep_list<sizeof...(E)> reads(E&... e) noexcept { return {{static_cast<detail::el
 template <class... E>
 dep_list<sizeof...(E)> writes(E&... e) noexcept { return {{static_cast<detail::element*>(&e)...}, detail::role::effect}; }
 
+namespace detail {
+// The parts of declaring a reaction that do not depend on its argument
+// types, out of line: a program has one copy of them instead of one per
+// reaction signature and per dependency count (static construction is
+// the bulk of a small program's reactor code on a board).
+
+/// Chains `n` dependencies of role `kind` into the reaction's link slots
+/// (room for `capacity`); too many is a declaration error.
+[[gnu::noinline]] inline void add_links(reaction_node& r, link* slots, std::size_t capacity,
+                                        element* const* items, std::size_t n, role kind) noexcept {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (r.link_count_ == capacity) {
+            r.owner_->env_->declaration_error(error{errc::full, "reaction", r.name_, capacity,
+                                                    "too many dependencies"});
+            return;
+        }
+        link& l = slots[r.link_count_++];
+        l.target = items[i];
+        l.owner = &r;
+        l.kind = kind;
+        l.next_fanout = nullptr;
+        l.ready_word = &ready_sink;  // until assembly: marks change nothing
+        l.ready_bit = 0;
+        link*& head = kind == role::effect ? l.target->writers_ : l.target->readers_;
+        l.next = head;
+        head = &l;
+    }
+}
+
+/// Names the reaction and points it at its link slots (before the arguments).
+inline void begin_reaction(reaction_node& r, place where, const char* name,
+                           link* slots) noexcept {
+    r.name_ = name;
+    r.owner_ = where.owner;
+    r.mode_ = where.mode;
+    r.links_ = slots;
+}
+
+/// Appends the reaction to its reactor's and its environment's lists.
+[[gnu::noinline]] inline void end_reaction(reaction_node& r) noexcept {
+    WEFT_ASSERT(bool(r.body_), "a reaction needs a body");
+    reactor_node& o = *r.owner_;
+    if (o.last_reaction_) o.last_reaction_->next_in_reactor_ = &r; else o.first_reaction_ = &r;
+    o.last_reaction_ = &r;
+    o.env_->register_reaction(r);
+}
+}  // namespace detail
+
 /// A reaction with room for `Links` declared dependencies in total.
 template <std::size_t Links>
 class basic_reaction : public detail::reaction_node {
 public:
     template <class... Args>
     basic_reaction(detail::place where, const char* name, Args&&... args) noexcept {
-        name_ = name;
-        owner_ = where.owner;
-        mode_ = where.mode;
-        links_ = links_storage_;
+        detail::begin_reaction(*this, where, name, links_storage_);
         (absorb(static_cast<Args&&>(args)), ...);
-        WEFT_ASSERT(bool(body_), "a reaction needs a body");
-        detail::reactor_node& r = *where.owner;
-        if (r.last_reaction_) r.last_reaction_->next_in_reactor_ = this; else r.first_reaction_ = this;
-        r.last_reaction_ = this;
-        r.env_->register_reaction(*this);
+        detail::end_reaction(*this);
     }
     basic_reaction(const basic_reaction&) = delete;
     basic_reaction& operator=(const basic_reaction&) = delete;
@@ -76,23 +117,7 @@ private:
     template <std::size_t N>
     void absorb(const dep_list<N>& d) noexcept {
         static_assert(N <= Links, "too many dependencies for this reaction: use basic_reaction<N>");
-        for (std::size_t i = 0; i < N; ++i) {
-            if (link_count_ == Links) {
-                owner_->env_->declaration_error(error{errc::full, "reaction", name_, Links,
-                                                      "too many dependencies"});
-                return;
-            }
-            detail::link& l = links_storage_[link_count_++];
-            l.target = d.items[i];
-            l.owner = this;
-            l.kind = d.kind;
-            l.next_fanout = nullptr;
-            l.ready_word = &detail::ready_sink;  // until assembly: marks change nothing
-            l.ready_bit = 0;
-            detail::link*& head = d.kind == detail::role::effect ? l.target->writers_ : l.target->readers_;
-            l.next = head;
-            head = &l;
-        }
+        detail::add_links(*this, links_storage_, Links, d.items, N, d.kind);
     }
     void absorb(deadline_spec d) noexcept {
         owner_->env_->enable_checked_bodies();

@@ -69,15 +69,15 @@ protected:
         at = tag{last_.time + min_spacing_, 0};
         return verdict::post;
     }
-    /// Queues the event; records it as the last one.
-    status commit(tag at, std::uint16_t slot) noexcept {
-        status s = owner_->env_->post(*this, at, slot);
-        if (!s) return s;
+    /// Queues the event and records it as the last one. False: the queue
+    /// is full and the program stopped (basic_environment::post).
+    bool commit(tag at, std::uint16_t slot) noexcept {
+        if (!owner_->env_->post(*this, at, slot)) return false;
         last_ = at;
         last_slot_ = slot;
         has_last_ = true;
         last_pending_ = true;
-        return s;
+        return true;
     }
     /// Called when an event of this action fires.
     void fired(tag at) noexcept { if (at == last_) last_pending_ = false; }

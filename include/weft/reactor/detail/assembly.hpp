@@ -141,8 +141,12 @@ inline status basic_environment::assemble_graph() noexcept {
         by_rank_[i]->rank_ = i;
         if (by_rank_[i]->level_ + 1 > levels_) levels_ = by_rank_[i]->level_ + 1;
     }
-    // (6) the tables the scheduler loop reads instead of the graph.
+    // (6) the tables the scheduler loop reads instead of the graph. The
+    // ready words start uninitialised: each reaction's word is zeroed here,
+    // and the set scans no further than the last one.
+    ready_.limit(detail::ready_set::words_for(n));
     for (auto* r = first_reaction_; r; r = r->next_global_) {
+        *ready_.word_of(r->rank_) = 0;
         for (std::uint8_t i = 0; i < r->link_count_; ++i) {
             detail::link& l = r->links_[i];
             l.ready_word = ready_.word_of(r->rank_);

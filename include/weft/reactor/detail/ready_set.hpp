@@ -31,6 +31,9 @@ public:
     static constexpr std::size_t words_for(std::size_t ranks) noexcept { return (ranks + word_bits - 1) / word_bits; }
 
     ready_set(word* words, std::size_t nwords) noexcept : w_(words), n_(nwords) {}
+    /// Scan only the first `nwords` words (assembly: the words that hold a
+    /// rank). The caller zeroes them; the storage starts uninitialised.
+    void limit(std::size_t nwords) noexcept { n_ = nwords; }
 
     /// Executor thread, or any worker while `shared` (atomic OR).
     void mark(std::uint32_t rank, bool shared) noexcept {

@@ -156,9 +156,11 @@ public:
             detail::ready_set::mark(*l->ready_word, l->ready_bit, parallel_);
         if (p.set_slow_) set_port_slow(p);
     }
-    /// Queues an event for `target` at `at` (>= next microstep). Fails, and
-    /// stops the program, when the event queue is full.
-    status post(detail::element& target, tag at, std::uint16_t slot) noexcept;
+    /// Queues an event for `target` at `at` (>= next microstep). False when
+    /// the event queue is full: the program then stops with overflow_error(target).
+    bool post(detail::element& target, tag at, std::uint16_t slot) noexcept;
+    /// "action 'b': event queue full (limit 8)".
+    error overflow_error(const detail::element& target) const noexcept;
     /// Is an event for `e` at `at` queued? O(queue size).
     bool has_event(const detail::element& e, tag at) const noexcept {
         return queue_.find(&e, at) != queue_.size();
@@ -220,7 +222,7 @@ private:
         }
     }
     void build_fanout(detail::port_node& origin) noexcept;
-    task<status> main_task() noexcept;
+    task<> main_task() noexcept;
     enum class step : std::uint8_t { wait_time, wait_physical, done };
     step advance(std::uint64_t& due) noexcept;
     bool wake_reason() const noexcept;
@@ -343,20 +345,27 @@ constexpr const char* kind_name(element_kind k) noexcept {
 }
 }  // namespace detail
 
-inline status basic_environment::post(detail::element& target, tag at, std::uint16_t slot) noexcept {
-    if (queue_.full()) {
-        // Names the action that could not be queued and the queue's capacity
-        // (seed 001's "Unbounded" program ends here).
-        error e{errc::overflow, detail::kind_name(target.kind_), target.name_, queue_.capacity(),
-                "event queue full"};
-        fail(e);
-        return e;
+// Out of line, with the overflow in a cold function of its own: timers
+// (at start and on a reset), actions and `after`s all post.
+[[gnu::noinline]] inline bool basic_environment::post(detail::element& target, tag at,
+                                                      std::uint16_t slot) noexcept {
+    if (queue_.full()) [[unlikely]] {
+        fail(overflow_error(target));
+        return false;
     }
     queue_.push(at, &target, slot);
-    return {};
+    return true;
 }
 
-inline void basic_environment::fail(const error& e) noexcept {
+[[gnu::cold, gnu::noinline]] inline error basic_environment::overflow_error(
+    const detail::element& target) const noexcept {
+    // Names the action that could not be queued and the queue's capacity
+    // (seed 001's "Unbounded" program ends here).
+    return error{errc::overflow, detail::kind_name(target.kind_), target.name_, queue_.capacity(),
+                 "event queue full"};
+}
+
+[[gnu::cold, gnu::noinline]] inline void basic_environment::fail(const error& e) noexcept {
     if (failed_) return;
     failed_ = true;
     failure_ = e;
@@ -377,7 +386,8 @@ inline void basic_environment::request_stop() noexcept {
 }
 
 namespace detail {
-inline void init_element(element& e, place where, const char* name, element_kind k) noexcept {
+// Out of line: every port, timer and action constructor calls it.
+[[gnu::noinline]] inline void init_element(element& e, place where, const char* name, element_kind k) noexcept {
     e.name_ = name;
     e.owner_ = where.owner;
     e.mode_ = where.mode;
