@@ -73,7 +73,7 @@ private:
             e->owner_->env_->make_present(*e);
         };
     }
-    detail::element reset_{};
+    detail::element reset_;  // init_element in the constructor
 };
 
 inline void reactor::set_mode(mode& m, transition t) noexcept {

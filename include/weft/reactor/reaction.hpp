@@ -121,6 +121,7 @@ private:
     }
     void absorb(deadline_spec d) noexcept {
         owner_->env_->enable_checked_bodies();
+        owner_->env_->enable_deadline_inference();
         deadline_ = d.bound.count() < 0 ? 0 : d.bound.count();
         handler_ = d.handler;
     }

@@ -115,15 +115,8 @@ inline status basic_environment::assemble_graph() noexcept {
         report_cycle();
         return error{errc::cycle, "environment", cfg_.name, 0, cycle_text_};
     }
-    // (4) reverse topological order: successors are final before r.
-    for (std::uint32_t i = n; i-- > 0;) {
-        detail::reaction_node* r = by_rank_[i];
-        std::int64_t d = r->deadline_ >= 0 ? r->deadline_ : INT64_MAX;
-        for_each_successor(*r, [&](detail::reaction_node& s) {
-            if (s.inferred_deadline_ < d) d = s.inferred_deadline_;
-        });
-        r->inferred_deadline_ = d;
-    }
+    // (4) only with deadlines (else every inferred deadline stays "none").
+    if (infer_deadlines_) infer_deadlines_(*this);
     // (5) insertion sort: assembly runs once and n is small.
     auto before = [](const detail::reaction_node* a, const detail::reaction_node* b) {
         if (a->level_ != b->level_) return a->level_ < b->level_;
@@ -166,6 +159,21 @@ inline status basic_environment::assemble_graph() noexcept {
         if (!p->upstream_) build_fanout(*p);
     }
     return {};
+}
+
+// Assembly step (4), reached through infer_deadlines_, which the first
+// deadline installs: programs without deadlines do not link it.
+inline void basic_environment::infer_deadlines() noexcept {
+    // Reverse topological order (by_rank_ holds Kahn's order here):
+    // successors are final before r.
+    for (std::uint32_t i = reaction_count_; i-- > 0;) {
+        detail::reaction_node* r = by_rank_[i];
+        std::int64_t d = r->deadline_ >= 0 ? r->deadline_ : INT64_MAX;
+        for_each_successor(*r, [&](detail::reaction_node& s) {
+            if (s.inferred_deadline_ < d) d = s.inferred_deadline_;
+        });
+        r->inferred_deadline_ = d;
+    }
 }
 
 // Each input has one upstream, so the zero-delay connections from an

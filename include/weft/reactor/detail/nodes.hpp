@@ -63,22 +63,41 @@ struct place {
 };
 
 /// Anything a reaction can name: ports, timers, actions, builtin triggers.
+/// No member initialisers: init_element fills in every field (initialisers
+/// would zero each element with a memset call first).
 struct element {
-    const char* name_ = "";
-    reactor_node* owner_ = nullptr;
-    mode_node* mode_ = nullptr;
-    element* next_global_ = nullptr;  // environment's list, declaration order
-    link* readers_ = nullptr;         // triggers and sources
-    link* writers_ = nullptr;         // effects
-    std::uint64_t stamp_ = 0;         // environment tag counter when last present
-    element_kind kind_ = element_kind::input;
+    const char* name_;
+    reactor_node* owner_;
+    mode_node* mode_;
+    element* next_global_;  // environment's list, declaration order
+    link* readers_;         // triggers and sources
+    link* writers_;         // effects
+    std::uint64_t stamp_;   // environment tag counter when last present
+    element_kind kind_;
     /// Delivers an event popped from the event queue (slot = value slot).
-    void (*fire_)(element* self, std::uint16_t slot) noexcept = nullptr;
+    void (*fire_)(element* self, std::uint16_t slot) noexcept;
     /// Frees an event's value slot when the event is discarded (mode reset).
-    void (*discard_)(element* self, std::uint16_t slot) noexcept = nullptr;
+    void (*discard_)(element* self, std::uint16_t slot) noexcept;
     /// Timers: queue the first event (at start, and on a reset transition).
-    void (*start_)(element* self) noexcept = nullptr;
+    void (*start_)(element* self) noexcept;
 };
+
+/// Sets every field of `e` (not registered anywhere). Out of line: every
+/// element is built through it.
+[[gnu::noinline]] inline void init_fields(element& e, reactor_node* owner, mode_node* mode, const char* name,
+                                          element_kind k) noexcept {
+    e.name_ = name;
+    e.owner_ = owner;
+    e.mode_ = mode;
+    e.next_global_ = nullptr;
+    e.readers_ = nullptr;
+    e.writers_ = nullptr;
+    e.stamp_ = 0;
+    e.kind_ = k;
+    e.fire_ = nullptr;
+    e.discard_ = nullptr;
+    e.start_ = nullptr;
+}
 
 /// Fills in an element's identity and registers it (defined in runtime.hpp).
 void init_element(element& e, place where, const char* name, element_kind k) noexcept;

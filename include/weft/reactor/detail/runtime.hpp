@@ -126,6 +126,11 @@ public:
             h.body = [e, rp] { e->run_one(*rp); };
         };
     }
+    /// Called by the first deadline: assembly infers deadlines upstream
+    /// (programs without deadlines link none of that code).
+    void enable_deadline_inference() noexcept {
+        infer_deadlines_ = [](basic_environment& env) noexcept { env.infer_deadlines(); };
+    }
     /// A declaration error (bad connection, too many dependencies, ...),
     /// reported by assemble().
     void declaration_error(const error& e) noexcept { if (!decl_error_) decl_error_ = e; }
@@ -193,10 +198,13 @@ protected:
         : cfg_(cfg), queue_(events, nevents), suspended_(suspended), by_rank_(by_rank), hot_(hot),
           max_reactions_(max_reactions), ready_(ready_words, detail::ready_set::words_for(max_reactions)) {
         batch_ = batch;
-        startup_.name_ = "startup";
-        startup_.kind_ = detail::element_kind::startup;
-        shutdown_.name_ = "shutdown";
-        shutdown_.kind_ = detail::element_kind::shutdown;
+        stats_.tags = 0;
+        stats_.reactions = 0;
+        stats_.deadline_misses = 0;
+        stats_.parallel_levels = 0;
+        stats_.parallel_losses = 0;
+        detail::init_fields(startup_, nullptr, nullptr, "startup", detail::element_kind::startup);
+        detail::init_fields(shutdown_, nullptr, nullptr, "shutdown", detail::element_kind::shutdown);
     }
 
 private:
@@ -227,6 +235,7 @@ private:
     step advance(std::uint64_t& due) noexcept;
     bool wake_reason() const noexcept;
     status assemble_graph() noexcept;
+    void infer_deadlines() noexcept;
     void startup_tag() noexcept;
     tag next_stop_candidate() noexcept;
     void process_tag(tag t, bool first, bool stopping) noexcept;
@@ -266,6 +275,7 @@ private:
     // Set by the first request_mode (mode_switch.hpp), so that a program
     // without modes links none of the transition code (~700 B on a board).
     void (*apply_modes_)(basic_environment&) noexcept = nullptr;
+    void (*infer_deadlines_)(basic_environment&) noexcept = nullptr;
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept = nullptr;
     worker* workers_ = nullptr;
     std::uint32_t reactor_count_ = 0;
@@ -280,7 +290,12 @@ private:
     tag now_{};
     tag stop_tag_ = never_tag;
     std::uint64_t stamp_ = 1;
-    mutable environment_stats stats_{};
+    // In a union so that its member initialisers do not run: the
+    // constructor zeroes the counters one by one, which GCC 12 -Os would
+    // otherwise turn into a call to newlib's memset (162 B on a board).
+    union {
+        mutable environment_stats stats_;
+    };
     wait_operation* waiting_ = nullptr;
     // What interrupts and other threads tell the scheduler, in one byte so
     // that the per-tag check is one load. (Not atomic<bool>: its load is
@@ -308,8 +323,8 @@ private:
     std::uint32_t share_backoff_ = 0;
     static constexpr std::uint32_t max_share_backoff = 4095;
     bool stop_handled_ = false;
-    detail::element startup_{};
-    detail::element shutdown_{};
+    detail::element startup_;   // init_fields in the constructor
+    detail::element shutdown_;
     bool assembled_ = false;
     bool has_physical_ = false;
     bool finished_ = false;
@@ -388,10 +403,7 @@ inline void basic_environment::request_stop() noexcept {
 namespace detail {
 // Out of line: every port, timer and action constructor calls it.
 [[gnu::noinline]] inline void init_element(element& e, place where, const char* name, element_kind k) noexcept {
-    e.name_ = name;
-    e.owner_ = where.owner;
-    e.mode_ = where.mode;
-    e.kind_ = k;
+    init_fields(e, where.owner, where.mode, name, k);
     where.owner->env_->register_element(e);
 }
 }  // namespace detail
