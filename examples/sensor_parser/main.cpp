@@ -28,6 +28,7 @@ class uart_rx {
 public:
     bool is_synchronous() const noexcept { return false; }
     void attach(executor& ex, irq_node& n) noexcept { fifo_.attach(ex, n); }
+    void detach() noexcept { fifo_.detach(); }
     std::size_t readable() const noexcept { return fifo_.size() + (fifo_.overflowed() ? 1 : 0); }
     result<std::uint8_t> read() noexcept {
         if (fifo_.overflowed() && fifo_.take_overflows() != 0)

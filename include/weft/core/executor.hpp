@@ -97,6 +97,10 @@ public:
         return ok;
     }
 
+    /// Executor thread only, once nothing can post `n` any more: unqueues
+    /// it (its handler will not run) so that its owner can be destroyed.
+    bool withdraw_post(irq_node& n) noexcept { return irqs_.withdraw(n); }
+
     /// post() for nodes whose owner guarantees they are never queued twice
     /// (split_phase): no `queued` flag. Interrupt-safe, lock-free.
     void post_unique(irq_node& n) noexcept {

@@ -76,20 +76,64 @@ public:
             n = next;
         }
         unsigned count = 0;
-        while (fifo) {
-            irq_node* next = fifo->next;
+        // The cursor is a member so that a handler which destroys the owner
+        // of a later node (withdraw) can unlink it from the batch too.
+        draining_ = fifo;
+        while (irq_node* cur = draining_) {
+            draining_ = cur->next;
             // release: a re-post from an ISR after this point is legal and
-            // must see that we are done reading fifo->next.
-            fifo->queued.store(false, std::memory_order_release);
-            fifo->handler(fifo);
-            fifo = next;
+            // must see that we are done reading cur->next.
+            cur->queued.store(false, std::memory_order_release);
+            cur->handler(cur);
             ++count;
         }
         return count;
     }
 
+    /// Executor only, and only after the node's poster can no longer post
+    /// it (the driver is detached, the ISR disabled): makes sure `n` is not
+    /// queued, so that its owner may be destroyed. Its handler does not run.
+    /// Other nodes keep their order. Returns true if `n` was queued.
+    bool withdraw(irq_node& n) noexcept {
+        if (unlink(draining_, n)) {
+            n.queued.store(false, std::memory_order_release);
+            return true;
+        }
+        if (!n.queued.load(std::memory_order_acquire)) return false;
+        // Take the whole stack (newest first), drop n, and put the rest back
+        // *under* anything posted meanwhile: producers only ever replace the
+        // head, so the tail of what they pushed is ours to extend.
+        irq_node* rest = head_.exchange(nullptr, std::memory_order_acquire);
+        bool found = unlink(rest, n);
+        n.queued.store(false, std::memory_order_release);
+        if (rest) {
+            irq_node* top = nullptr;
+            while (!head_.compare_exchange_weak(top, rest, std::memory_order_release,
+                                                std::memory_order_acquire)) {
+                if (top) {  // newer posts arrived: hang the older ones below them
+                    irq_node* last = top;
+                    while (last->next) last = last->next;
+                    last->next = rest;
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
 private:
+    static bool unlink(irq_node*& list, irq_node& n) noexcept {
+        for (irq_node** p = &list; *p; p = &(*p)->next) {
+            if (*p == &n) {
+                *p = n.next;
+                return true;
+            }
+        }
+        return false;
+    }
+
     std::atomic<irq_node*> head_{nullptr};
+    irq_node* draining_ = nullptr;  // the rest of the batch drain() is running
 };
 
 }  // namespace weft

@@ -11,6 +11,12 @@
 //          void attach(executor&, irq_node&);  // the driver posts the node
 //                                     // (executor::post, interrupt-safe) from
 //                                     // its ISR whenever readable/writable grow
+//          void detach();             // executor thread: when it returns, no
+//                                     // post of that node is in flight or
+//                                     // will follow (the connection is being
+//                                     // destroyed); data keeps arriving into
+//                                     // the driver's own buffer for the next
+//                                     // attach, with its overflow reporting
 //
 // read() and write() run on the executor. A driver reports its failures as
 // error values from read()/write() (e.g. "uart 'console': overflow (limit
@@ -29,6 +35,7 @@ template <class D>
 concept bridge = requires(D& d, executor& ex, irq_node& n) {
     { d.is_synchronous() } noexcept -> std::convertible_to<bool>;
     { d.attach(ex, n) } noexcept;
+    { d.detach() } noexcept;
 };
 
 /// A driver that produces values of type T (driver -> channel).

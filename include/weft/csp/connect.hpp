@@ -18,7 +18,13 @@
 // channel; each value is written while the driver is writable, otherwise it
 // waits for the driver's interrupt.
 // Driver errors and a closed channel are recorded: errors(), last_error().
-// The connection must outlive ex.run(); it is neither copied nor moved.
+// close() (executor thread; the destructor calls it) detaches the driver
+// and withdraws the connection's offer and any interrupt post still queued,
+// so the driver can be connected again; values that arrive in between wait
+// in the driver's own buffer. close() hands back the one value a connection
+// may hold in transit (read but not yet taken by a receiver, or received
+// but not yet written), so that nothing is lost; the destructor drops it.
+// A connection is neither copied nor moved.
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/csp/bridge.hpp>
@@ -46,12 +52,26 @@ public:
 protected:
     connection_base(executor& ex, void (*irq)(irq_node*) noexcept) noexcept
         : irq_node(irq), ex_(&ex) { ex.external_begin(); }
-    ~connection_base() { offer_.withdraw(); ex_->external_end(); }
+    ~connection_base() = default;  // the derived destructor disconnects
     void record(const error& e) noexcept { last_ = e; ++errors_; }
+    // The driver can no longer post us once it is detached; what it posted
+    // before must not run after we are gone. False if already closed.
+    template <class D>
+    bool disconnect(D& drv) noexcept {
+        if (detached_) return false;
+        detached_ = true;
+        drv.detach();
+        ex_->withdraw_post(*this);
+        offer_.withdraw();
+        waiting_ = false;
+        ex_->external_end();  // no more interrupts to wait for
+        return true;
+    }
 
     executor* ex_;
     offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     bool waiting_ = false;
+    bool detached_ = false;  // close() ran
     std::size_t errors_ = 0, transferred_ = 0;
     error last_{};
 };
@@ -67,6 +87,15 @@ public:
         complete = &on_commit;
         drv.attach(ex, *this);
         pump();
+    }
+    ~input_connection() { (void)disconnect(*drv_); }
+
+    /// Stops the transfer; returns the value read from the driver that no
+    /// receiver has taken yet, if any. Idempotent.
+    std::optional<T> close() noexcept {
+        std::optional<T> held;
+        if (disconnect(*drv_)) held.swap(pending_);
+        return held;
     }
 
 private:
@@ -84,7 +113,7 @@ private:
     }
     // Executor thread: move readable values into the channel.
     void pump() noexcept {
-        while (!waiting_) {
+        while (!waiting_ && !detached_) {
             if (!pending_) {
                 if (drv_->readable() == 0) return;
                 result<T> r = drv_->read();
@@ -116,6 +145,15 @@ public:
         drv.attach(ex, *this);
         pump();
     }
+    ~output_connection() { (void)disconnect(*drv_); }
+
+    /// Stops the transfer; returns the value received from the channel that
+    /// the driver has not accepted yet, if any. Idempotent.
+    std::optional<T> close() noexcept {
+        std::optional<T> held;
+        if (disconnect(*drv_)) held.swap(slot_);
+        return held;
+    }
 
 private:
     static void on_irq(irq_node* n) noexcept { static_cast<output_connection*>(n)->pump(); }
@@ -127,7 +165,7 @@ private:
     }
     // Executor thread: write received values while the driver accepts them.
     void pump() noexcept {
-        while (!waiting_ && !closed_) {
+        while (!waiting_ && !closed_ && !detached_) {
             if (slot_) {
                 if (drv_->writable() == 0) return;  // the driver's interrupt resumes us
                 weft::status s = drv_->write(std::move(*slot_));
@@ -148,7 +186,7 @@ private:
     channel<T, N>* ch_;
     D* drv_;
     std::optional<T> slot_;
-    bool closed_ = false;
+    bool closed_ = false;  // the channel was closed
 };
 
 /// Connects an input driver to `ch`: its values are sent on ch.

@@ -3,7 +3,9 @@
 #
 #   weft_target_executable(NAME src...)  NAME.elf + NAME.map; fails the build
 #                                         if the heap/exception runtime links
-#   weft_target_test(NAME [ICOUNT] [TIMEOUT s])  runs NAME.elf under QEMU in CTest
+#   weft_target_test(NAME [ICOUNT] [TIMEOUT s] [SERIAL_IN file] [SERIAL_EXPECT file])
+#                                         runs NAME.elf under QEMU in CTest;
+#                                         SERIAL_*: UART0's wire (see qemu-run)
 set(WEFT_CHECK_NO_HEAP ${CMAKE_CURRENT_LIST_DIR}/check_no_heap.cmake)
 
 function(weft_target_executable name)
@@ -16,13 +18,19 @@ function(weft_target_executable name)
 endfunction()
 
 function(weft_target_test name)
-    cmake_parse_arguments(arg "ICOUNT" "TIMEOUT" "" ${ARGN})
+    cmake_parse_arguments(arg "ICOUNT" "TIMEOUT;SERIAL_IN;SERIAL_EXPECT" "" ${ARGN})
     if(NOT arg_TIMEOUT)
         set(arg_TIMEOUT 60)
     endif()
     set(extra "")
     if(arg_ICOUNT)
         set(extra --icount)
+    endif()
+    if(arg_SERIAL_IN)
+        list(APPEND extra --serial-in ${arg_SERIAL_IN})
+    endif()
+    if(arg_SERIAL_EXPECT)
+        list(APPEND extra --serial-expect ${arg_SERIAL_EXPECT})
     endif()
     add_test(NAME target.${name}
         COMMAND ${WEFT_QEMU_RUN} --board ${WEFT_BOARD} --timeout ${arg_TIMEOUT} ${extra} $<TARGET_FILE:${name}>)

@@ -52,6 +52,7 @@ public:
     // --- bridge (weft/csp/bridge.hpp): asynchronous ---
     bool is_synchronous() const noexcept { return false; }
     void attach(executor& ex, irq_node& n) noexcept { edges_.attach(ex, n); }
+    void detach() noexcept { edges_.detach(); }
     std::size_t readable() const noexcept { return edges_.readable(); }
     /// Executor thread. The oldest edge, or once per burst of lost edges
     /// "button 'but0': edges lost, interrupt queue full (limit 16)".

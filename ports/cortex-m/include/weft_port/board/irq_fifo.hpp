@@ -36,6 +36,10 @@ public:
         ex_ = &ex;
     }
 
+    /// Executor thread: the handler stops posting. One core: a handler
+    /// that read ex_ before this store has finished before we continue.
+    void detach() noexcept { ex_ = nullptr; }
+
     /// Interrupt handler only. False (and counted) if the FIFO is full; the
     /// executor is told either way, so that it reads (or reports) soon.
     bool push(const T& v) noexcept {

@@ -34,6 +34,7 @@ public:
     // --- bridge (weft/csp/bridge.hpp): synchronous, always writable ---
     bool is_synchronous() const noexcept { return true; }
     void attach(executor&, irq_node&) noexcept {}  // never interrupts
+    void detach() noexcept {}
     std::size_t writable() const noexcept { return 1; }
     /// Executor thread. The read-modify-write of the shared register masks
     /// interrupts, so a handler driving the other LED cannot undo it.

@@ -78,6 +78,9 @@ public:
             u_->fifo_.attach(ex, n);
             u_->enable(uart_bits::rx_enable | uart_bits::rx_irq, u_->rx_irq_);
         }
+        /// Reception goes on into the FIFO (overflow reported on the next
+        /// connection's first read).
+        void detach() noexcept { u_->fifo_.detach(); }
         std::size_t readable() const noexcept { return u_->fifo_.readable(); }
         result<std::uint8_t> read() noexcept {
             if (u_->fifo_.overflowed() && u_->fifo_.take_overflows() != 0)
@@ -95,9 +98,18 @@ public:
         explicit tx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return false; }
         void attach(executor& ex, irq_node& n) noexcept {
-            u_->tx_ex_ = &ex;
-            u_->tx_node_ = &n;
+            {
+                port::critical_section cs;  // the TX handler reads both
+                u_->tx_ex_ = &ex;
+                u_->tx_node_ = &n;
+            }
             u_->enable(uart_bits::tx_enable | uart_bits::tx_irq, u_->tx_irq_);
+        }
+        /// Queued bytes still drain onto the wire.
+        void detach() noexcept {
+            port::critical_section cs;
+            u_->tx_ex_ = nullptr;
+            u_->tx_node_ = nullptr;
         }
         std::size_t writable() const noexcept { return TxFifo - std::size_t(u_->tx_tail_ - u_->tx_head_); }
         /// Executor thread. Queues `b`; fails with `full` if TxFifo bytes wait.

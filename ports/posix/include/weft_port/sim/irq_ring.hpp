@@ -8,6 +8,8 @@
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +28,14 @@ public:
         node_ = &n;
         // release: a producer that sees ex_ also sees node_.
         ex_.store(&ex, std::memory_order_release);
+    }
+    /// Executor thread: stop posting. When this returns no post is in
+    /// flight (a producer that saw the executor has finished its post).
+    void detach() noexcept {
+        ex_.store(nullptr, std::memory_order_seq_cst);
+        // seq_cst on both sides (Dekker): either raise() sees the null, or
+        // we see its count and wait for it to finish.
+        while (raising_.load(std::memory_order_seq_cst) != 0) sched_yield();
     }
     /// Interrupt-safe (one producer). False (and counted) if the ring is full.
     bool push(const T& v) noexcept {
@@ -62,14 +72,18 @@ public:
     bool overflowed() const noexcept { return overflows_.load(std::memory_order_relaxed) != 0; }
     /// Interrupt-safe: tells the executor to look at the driver.
     void raise() noexcept {
-        // acquire: pairs with attach's release store.
-        if (executor* ex = ex_.load(std::memory_order_acquire)) ex->post(*node_);
+        raising_.fetch_add(1, std::memory_order_seq_cst);
+        // seq_cst: see detach(); it also orders node_ after attach's store.
+        if (executor* ex = ex_.load(std::memory_order_seq_cst)) ex->post(*node_);
+        // release: detach()'s caller may free the node once this reads 0.
+        raising_.fetch_sub(1, std::memory_order_release);
     }
 
 private:
     T items_[N] = {};
     std::atomic<std::uint32_t> head_{0}, tail_{0}, overflows_{0};
     std::atomic<executor*> ex_{nullptr};
+    std::atomic<std::uint32_t> raising_{0};  // raise() calls past their count
     irq_node* node_ = nullptr;
 };
 

@@ -19,6 +19,7 @@ public:
     // --- bridge (weft/csp/bridge.hpp) ---
     bool is_synchronous() const noexcept { return true; }
     void attach(executor&, irq_node&) noexcept {}  // synchronous: never interrupts
+    void detach() noexcept {}
     std::size_t writable() const noexcept { return 1; }
     status write(bool v) noexcept {
         on_ = v;

@@ -35,6 +35,9 @@ public:
         ring_.attach(ex, n);
         if (period_.count() > 0 && !started_) started_ = pthread_create(&thread_, nullptr, &run, this) == 0;
     }
+    /// The timer keeps ticking into its FIFO (missed ticks are reported to
+    /// the next connection).
+    void detach() noexcept { ring_.detach(); }
     std::size_t readable() const noexcept { return ring_.size() + (ring_.overflowed() ? 1 : 0); }
     result<std::uint32_t> read() noexcept {
         if (ring_.overflowed() && ring_.take_overflows() != 0)

@@ -50,6 +50,8 @@ public:
         explicit rx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return false; }
         void attach(executor& ex, irq_node& n) noexcept { u_->ring_.attach(ex, n); u_->start(); }
+        /// The reader keeps filling the FIFO, then waits (flow control).
+        void detach() noexcept { u_->ring_.detach(); }
         std::size_t readable() const noexcept { return u_->ring_.size() + (u_->ring_.overflowed() ? 1 : 0); }
         result<std::uint8_t> read() noexcept {
             if (u_->ring_.overflowed() && u_->ring_.take_overflows() != 0)
@@ -66,6 +68,7 @@ public:
         explicit tx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return true; }
         void attach(executor&, irq_node&) noexcept {}
+        void detach() noexcept {}
         std::size_t writable() const noexcept { return 1; }
         status write(std::uint8_t b) noexcept {
             if (::write(u_->fds_[0], &b, 1) != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
