@@ -174,13 +174,19 @@ inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
 
 // Physical actions or a stop request arrived (rare: off the per-tag path).
 inline void basic_environment::attend() noexcept {
-    drain_physical();  // (1)
+    if (drain_) drain_(*this);  // (1)
     // acquire: pairs with request_stop()'s release.
     if ((flags_.load(std::memory_order_acquire) & stop_flag) && !stop_handled_) {  // (2)
         stop_handled_ = true;
-        tag s = stamp_ == 1 ? tag{0, 0} : delay_tag(now_, duration{0});
-        if (s < stop_tag_) stop_tag_ = s;
+        stop_at_next_microstep();
     }
+}
+
+// A stop request or starvation: shutdown at (t, m + 1), or with startup if
+// no tag has run yet; never later than a stop tag already set.
+[[gnu::noinline]] inline void basic_environment::stop_at_next_microstep() noexcept {
+    tag s = stamp_ == 1 ? tag{0, 0} : delay_tag(now_, duration{0});
+    if (s < stop_tag_) stop_tag_ = s;
 }
 
 // (1)-(7) until the program must wait for physical time or is over. A
@@ -203,10 +209,7 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
             next = queue_.top().at;
         } else {
             next = never_tag;
-            if (!keepalive) {  // starvation
-                tag s = delay_tag(now_, duration{0});
-                if (s < stop_tag_) stop_tag_ = s;
-            }
+            if (!keepalive) stop_at_next_microstep();  // starvation (stamp_ > 1 here)
         }
         bool last = false;
         if (next.time >= stop_tag_.time) {  // else: before the stop tag, and not never_tag

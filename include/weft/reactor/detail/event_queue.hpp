@@ -37,13 +37,7 @@ public:
         std::size_t i = n_++;
         if (n_ > peak_) peak_ = n_;
         event ev{at, target, seq_++, slot};
-        while (i > 0) {
-            std::size_t p = (i - 1) / 2;
-            if (!before(ev, e_[p])) break;
-            e_[i] = e_[p];
-            i = p;
-        }
-        put(e_[i], ev);
+        put(e_[sift_up(i, ev)], ev);
     }
 
     /// Removes the top.
@@ -71,12 +65,9 @@ public:
     void remove_at(std::size_t i) noexcept {
         event last = e_[--n_];
         if (i == n_) return;
-        // The moved element may need to go up or down.
-        while (i > 0 && before(last, e_[(i - 1) / 2])) {
-            e_[i] = e_[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-        sift_down(i, last);
+        // The moved element may need to go up or down (after going up it
+        // stays: its children were below its new parent).
+        sift_down(sift_up(i, last), last);
     }
 
     /// Removes every event for which `take(ev)` returns true (after handing it over).
@@ -93,6 +84,17 @@ private:
     static bool before(const event& a, const event& b) noexcept {
         if (!(a.at == b.at)) return a.at < b.at;
         return std::int32_t(a.seq - b.seq) < 0;
+    }
+    // Moves the parents of hole `i` that `ev` goes before down one level;
+    // returns where `ev` belongs (not stored). Shared by push and remove_at.
+    [[gnu::noinline]] std::size_t sift_up(std::size_t i, const event& ev) noexcept {
+        while (i > 0) {
+            std::size_t p = (i - 1) / 2;
+            if (!before(ev, e_[p])) break;
+            e_[i] = e_[p];
+            i = p;
+        }
+        return i;
     }
     void sift_down(std::size_t i, event ev) noexcept {
         for (;;) {

@@ -115,6 +115,9 @@ public:
         s.next_source_ = sources_;
         sources_ = &s;
         has_physical_ = true;
+        // Installed here so that programs without physical actions link
+        // none of the draining (two atomic read-modify-writes).
+        drain_ = [](basic_environment& env) noexcept { env.drain_physical(); };
     }
     /// Called by the first mode and the first deadline: from then on,
     /// assembly gives reactions with a mode or a deadline a body that runs
@@ -180,6 +183,7 @@ public:
     /// A reaction asked its reactor to switch to `m` at the end of the tag.
     void request_mode(detail::reactor_node& r, detail::mode_node& m, bool history) noexcept;
     /// A physical source has data (interrupt-safe): wake the scheduler.
+    /// Precondition: the source is registered (register_source).
     void physical_pending() noexcept;
     /// Serialises shared structures while a level runs on several workers.
     struct guard {
@@ -248,6 +252,7 @@ private:
     template <class F> void for_each_successor(detail::reaction_node& r, F&& f) noexcept;
     void report_cycle() noexcept;
     void drain_physical() noexcept;
+    void stop_at_next_microstep() noexcept;
     void apply_mode_changes() noexcept;
     void switch_mode(detail::reactor_node& r) noexcept;
     void suspend_events(detail::mode_node& leaving) noexcept;
@@ -276,6 +281,7 @@ private:
     // without modes links none of the transition code (~700 B on a board).
     void (*apply_modes_)(basic_environment&) noexcept = nullptr;
     void (*infer_deadlines_)(basic_environment&) noexcept = nullptr;
+    void (*drain_)(basic_environment&) noexcept = nullptr;  // set by register_source
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept = nullptr;
     worker* workers_ = nullptr;
     std::uint32_t reactor_count_ = 0;
