@@ -201,5 +201,5 @@ TEST(connect, driver_reconnected_under_a_byte_flood_loses_nothing) {
     EXPECT_EQ(got.size(), sent.size());
     EXPECT_TRUE(got == sent) << "first difference at "
                              << std::mismatch(got.begin(), got.end(), sent.begin()).first - got.begin();
-    EXPECT_GT(connections, 100);
+    EXPECT_GE(connections, 50);  // about 3000 / (19 + up to 9 left over) on average
 }
