@@ -107,6 +107,9 @@ inline void basic_environment::add_worker(worker& w) noexcept {
     w.env_ = this;
     w.next_ = workers_;
     workers_ = &w;
+    stop_workers_ = [](basic_environment& env) noexcept {
+        for (worker* x = env.workers_; x; x = x->next_) x->stop();
+    };
 }
 
 inline std::uint32_t basic_environment::work_batch(std::uint32_t generation) noexcept {

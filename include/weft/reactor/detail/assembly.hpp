@@ -64,8 +64,7 @@ void basic_environment::for_each_successor(detail::reaction_node& r, F&& f) noex
 }
 
 inline status basic_environment::assemble() noexcept {
-    if (assembled_) return {};
-    status s = assemble_graph();
+    status s = assembled_ ? status{} : assemble_graph();  // one status, no copy
     if (s) assembled_ = true;
     return s;
 }
@@ -201,44 +200,49 @@ inline void basic_environment::build_fanout(detail::port_node& origin) noexcept 
 // predecessors from any of them must revisit a node: that loop is a cycle.
 // The walk uses rank_ as a visit stamp and by_rank_ (free now) as the path.
 inline void basic_environment::report_cycle() noexcept {
-    for (auto* r = first_reaction_; r; r = r->next_global_) r->rank_ = 0;
+    // One pass records each left reaction's first predecessor (in
+    // declaration order) in batch_ (free until the program runs), indexed
+    // by declaration: the walk is then a pointer chase.
     detail::reaction_node* x = nullptr;
-    for (auto* r = first_reaction_; r && !x; r = r->next_global_)
-        if (r->pending_preds_ > 0) x = r;
+    for (auto* r = first_reaction_; r; r = r->next_global_) {
+        r->rank_ = 0;
+        batch_[r->index_] = nullptr;
+        if (!x && r->pending_preds_ > 0) x = r;
+    }
+    for (auto* y = first_reaction_; y; y = y->next_global_)
+        if (y->pending_preds_ > 0)
+            for_each_successor(*y, [this, y](detail::reaction_node& s) {
+                if (!batch_[s.index_]) batch_[s.index_] = y;
+            });
+    // x is set (Kahn left a reaction), and a left reaction's predecessor
+    // is left too (it never released it).
     std::uint32_t len = 0;
-    detail::reaction_node* again = nullptr;
-    while (x && !again) {
+    while (!x->rank_) {
         x->rank_ = ++len;
         by_rank_[len - 1] = x;
-        detail::reaction_node* pred = nullptr;
-        for (auto* y = first_reaction_; y && !pred; y = y->next_global_) {
-            if (y->pending_preds_ == 0) continue;
-            for_each_successor(*y, [&](detail::reaction_node& s) { if (&s == x) pred = y; });
-        }
-        if (pred && pred->rank_) again = pred;
-        x = pred;
+        x = batch_[x->index_];
     }
-    // Path v0 <- v1 <- ... <- v(len-1) and again -> v(len-1): print the
-    // cycle in dependency order starting at `again`. Appended by hand, not
-    // with snprintf: on a board that would link a printf and its 64-bit
-    // division (~1.7 KB) into every reactor program for a message that
-    // only a wrong program ever produces.
+    // Path v0 <- v1 <- ... <- v(len-1) <- x, with x = v(x->rank_ - 1):
+    // print the cycle in dependency order from x, i.e. x, then v(len-1)
+    // down to v(x->rank_ - 1) = x. Appended by hand, not with snprintf: on
+    // a board that would link a printf and its 64-bit division (~1.7 KB)
+    // into every reactor program for a message that only a wrong program
+    // ever produces.
     std::size_t w = 0;
     auto put = [&](const char* s) {
         while (*s && w + 1 < sizeof cycle_text_) cycle_text_[w++] = *s++;
         cycle_text_[w] = '\0';
     };
-    auto put_reaction = [&](const detail::reaction_node* r, const char* sep) {
+    put("causality cycle:");
+    const char* sep = " ";
+    for (std::uint32_t i = len + 1; i-- >= x->rank_;) {
+        const detail::reaction_node* r = i == len ? x : by_rank_[i];
         put(sep);
         put(r->owner_->name_);
         put(".");
         put(r->name_);
-    };
-    put("causality cycle:");
-    if (!again) return;
-    put_reaction(again, " ");
-    for (std::uint32_t i = len; i-- > again->rank_;) put_reaction(by_rank_[i], " -> ");
-    put_reaction(again, " -> ");
+        sep = " -> ";
+    }
 }
 
 inline result<std::size_t> basic_environment::event_queue_bound() noexcept {

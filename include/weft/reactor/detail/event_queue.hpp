@@ -33,7 +33,7 @@ public:
     event& at(std::size_t i) noexcept { return e_[i]; }
 
     /// Precondition: !full().
-    void push(tag at, element* target, std::uint16_t slot) noexcept {
+    void push(const tag& at, element* target, std::uint16_t slot) noexcept {
         std::size_t i = n_++;
         if (n_ > peak_) peak_ = n_;
         event ev{at, target, seq_++, slot};
@@ -44,15 +44,14 @@ public:
     void drop_top() noexcept { remove_at(0); }
 
     /// Replaces the top with an event for the same target (timers): one
-    /// sift instead of a pop and a push, and none when it stays on top
-    /// (alone, or still before both children).
+    /// sift instead of a pop and a push, and none when it is alone.
     void replace_top(tag at, std::uint16_t slot) noexcept {
         event& top = e_[0];
         top.at.time = at.time;
         top.at.microstep = at.microstep;
         top.seq = seq_++;
         top.slot = slot;
-        if (n_ > 1 && !(before(top, e_[1]) && (n_ < 3 || before(top, e_[2])))) sift_down(0, event(top));
+        if (n_ > 1) sift_down(0, top);
     }
 
     /// Index of the pending event of `target` at `at`, or size() if none.
@@ -96,7 +95,11 @@ private:
         }
         return i;
     }
-    void sift_down(std::size_t i, event ev) noexcept {
+    // Out of line, taking a reference: each caller's copy of a 24-byte
+    // event was ~30 B of code on a board; the copy is made once, here.
+    [[gnu::noinline]] void sift_down(std::size_t i, const event& from) noexcept {
+        event ev;  // `from` may be a slot that the sift overwrites
+        put(ev, from);
         for (;;) {
             std::size_t c = 2 * i + 1;
             if (c >= n_) break;
