@@ -150,7 +150,6 @@ inline void basic_environment::attend() noexcept {
 // by one and passing it as a whole defeated store forwarding (x86-64,
 // GCC 12 -O3: a third of the cost of a tag in fast mode).
 inline basic_environment::step basic_environment::advance(std::uint64_t& due) noexcept {
-    const bool keepalive = cfg_.keepalive || has_physical_;
     for (;;) {
         // One plain load per tag: an acquire load is a barrier instruction
         // on ARM, and physical actions and stop requests are rare (attend()
@@ -164,17 +163,20 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
             next = queue_.top().at;
         } else {
             next = never_tag;
-            if (!keepalive) stop_at_next_microstep();  // starvation (stamp_ > 1 here)
+            if (!cfg_.keepalive && !has_physical_) stop_at_next_microstep();  // starvation (stamp_ > 1 here)
         }
         bool last = false;
         if (next.time >= stop_tag_.time) {  // else: before the stop tag, and not never_tag
             if (stop_tag_ < next) next = stop_tag_;
-            if (next == never_tag) return step::wait_physical;  // keepalive: until a physical action
+            if (next == never_tag) {  // keepalive: until a physical action
+                due = port::no_deadline;
+                return step::wait;
+            }
             last = next == stop_tag_;
         }
         if (!cfg_.fast) {  // (3)
             due = start_ns_ + std::uint64_t(next.time);
-            if (to_ns(ex_->now()) < due) return step::wait_time;
+            if (to_ns(ex_->now()) < due) return step::wait;
         }
         process_tag(next, first, last);  // (4) (5)
         if (failed_) return step::done;
@@ -193,9 +195,7 @@ inline task<> basic_environment::main_task() noexcept {
         if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
     for (;;) {
         // Re-evaluate after any wake-up: something may have arrived earlier.
-        step s = advance(wait_.until_ns);  // sets it for wait_time
-        if (s == step::done) break;
-        if (s == step::wait_physical) wait_.until_ns = port::no_deadline;
+        if (advance(wait_.until_ns) == step::done) break;
         co_await wait_;
         if (wait_.cancelled) { fail(error{errc::cancelled, "environment", cfg_.name, 0, nullptr}); break; }
     }

@@ -145,18 +145,20 @@ struct resettable {
 /// A reaction: declared triggers, sources and effects, a body, and an
 /// optional deadline with its handler.
 struct reaction_node {
-    const char* name_ = "";
-    reactor_node* owner_ = nullptr;
-    mode_node* mode_ = nullptr;
+    // No initialisers where begin_reaction() and register_reaction() write
+    // first (basic_reaction's constructor): fewer stores per reaction.
+    const char* name_;
+    reactor_node* owner_;
+    mode_node* mode_;
     reaction_node* next_in_reactor_ = nullptr;
     reaction_node* next_global_ = nullptr;
-    link* links_ = nullptr;
+    link* links_;
     std::uint8_t link_count_ = 0;
     callback body_;
     callback handler_;                 // deadline handler
     std::int64_t deadline_ = -1;       // ns, -1: none
     std::int64_t inferred_deadline_ = INT64_MAX;
-    std::uint32_t index_ = 0;          // global declaration order
+    std::uint32_t index_;              // global declaration order
     std::uint32_t level_ = 0;
     std::uint32_t rank_ = 0;           // position in the scheduling order
     std::uint32_t pending_preds_ = 0;  // assembly scratch
@@ -172,8 +174,10 @@ struct alignas(32) rank_entry {
 
 /// A reactor: owns elements, reactions, modes and nested reactors.
 struct reactor_node {
-    const char* name_ = "";
-    basic_environment* env_ = nullptr;
+    // No initialisers where reactor's constructors and register_reactor()
+    // write first: fewer stores per reactor.
+    const char* name_;
+    basic_environment* env_;
     reactor_node* parent_ = nullptr;
     mode_node* mode_ = nullptr;  // mode of the parent that contains this reactor
     reactor_node* next_global_ = nullptr;
@@ -183,7 +187,7 @@ struct reactor_node {
     mode_node* current_mode_ = nullptr;
     mode_node* pending_mode_ = nullptr;
     reactor_node* next_pending_ = nullptr;
-    std::uint32_t index_ = 0;
+    std::uint32_t index_;
     bool pending_history_ = false;
 };
 

@@ -253,11 +253,9 @@ private:
             env->waiting_ = nullptr;
             ctl->wake();
         }
-        static void on_fire(weft::detail::timer_node* n) noexcept {
-            auto* self = static_cast<wait_operation*>(n);
-            self->env->waiting_ = nullptr;
-            self->ctl->wake();
-        }
+        // The executor pops a timer before firing it, so wake()'s disarm is
+        // a no-op here: one function for both ways of waking.
+        static void on_fire(weft::detail::timer_node* n) noexcept { static_cast<wait_operation*>(n)->wake(); }
         static void on_abort(weft::detail::wait_node* w, errc) noexcept {
             auto* self = static_cast<wait_operation*>(w);
             self->cancelled = true;
@@ -285,7 +283,8 @@ private:
     }
     void build_fanout(detail::port_node& origin) noexcept;
     task<> main_task() noexcept;
-    enum class step : std::uint8_t { wait_time, wait_physical, done };
+    // wait: until `due` (port::no_deadline: until a physical action).
+    enum class step : std::uint8_t { wait, done };
     step advance(std::uint64_t& due) noexcept;
     bool wake_reason() const noexcept;
     status assemble_graph() noexcept;
