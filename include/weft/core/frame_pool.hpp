@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #ifndef WEFT_FRAME_REPORT_ENTRIES
 /// Distinct coroutine functions recorded in the frame-size report; 0 turns
@@ -108,7 +109,8 @@ protected:
         }
         link();
     }
-    ~frame_pool_base() { unlink(); }
+    ~frame_pool_base() = default;
+    void unlink() noexcept;
 
 private:
     friend struct frame_allocator;
@@ -131,7 +133,6 @@ private:
         return h;
     }
     void link() noexcept;
-    void unlink() noexcept;
 
     const char* name_;
     unsigned char* base_;
@@ -143,10 +144,22 @@ private:
     frame_pool_base* next_ = nullptr;
 };
 
+/// A pool that leaves the registry when destroyed, so that pools may also
+/// be locals (host tests do that).
+class unlinking_pool_base : public frame_pool_base {
+protected:
+    using frame_pool_base::frame_pool_base;
+    ~unlinking_pool_base() { unlink(); }
+};
+
 /// A pool of `Slots` frames of at most `SlotBytes` bytes each, in static
 /// storage inside the object (declare it as a global or a static).
+/// On small-code ports (the bare-metal ones, where static objects are
+/// never destroyed) the pool is trivially destructible: no destructor and
+/// no exit-time registration in flash, and so it must not be a local.
 template <std::size_t SlotBytes, std::size_t Slots>
-class frame_pool : public frame_pool_base {
+class frame_pool : public std::conditional_t<port::small_code, frame_pool_base, unlinking_pool_base> {
+    using base = std::conditional_t<port::small_code, frame_pool_base, unlinking_pool_base>;
     static_assert(Slots > 0, "a frame_pool needs at least one slot");
     static_assert(SlotBytes >= sizeof(void*),
                   "frame_pool slots must hold at least a pointer");
@@ -155,7 +168,7 @@ class frame_pool : public frame_pool_base {
 
 public:
     explicit frame_pool(const char* name) noexcept
-        : frame_pool_base(name, storage_, slot, Slots) {}
+        : base(name, storage_, slot, Slots) {}
 
 private:
     alignas(std::max_align_t) unsigned char storage_[slot * Slots];
@@ -317,7 +330,7 @@ private:
                 return;
             }
         }
-        WEFT_ASSERT(false, "frame returned to no pool (foreign pointer)");
+        WEFT_ASSERT(false, "freed frame is in no pool");
     }
 
     // Out of line and cold: running out of frames is the rare path, and

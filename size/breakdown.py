@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Where the flash bytes of a size program go, by layer (docs/footprint.md).
+
+    size/breakdown.py PROGRAM.elf EMPTY.elf [--strings]
+
+PROGRAM.elf must be built with -g (line tables do not change the code).
+Every flash byte gets one owner:
+  1. inside a function symbol of weft::reactors / weft::csp (with what is
+     inlined into it: core and std code that only that layer calls) ->
+     reactor / csp;
+  2. inside a symbol that the empty firmware also has -> empty firmware;
+  3. inside weft::port:: -> port; another weft:: or std:: symbol -> core;
+     a libc/libgcc function -> libc/libgcc;
+  4. inside an application function (main, static constructors, the
+     application's own code) -> by its innermost source line (DWARF):
+     include/weft/<layer> -> that layer, ports -> port, else application;
+  5. bytes no symbol covers are constants merged by the linker (strings):
+     each goes to the owner of the code whose literal pool points at it
+     (a string only the frame allocator names is core's); what nothing
+     points at (alignment) stays 'unattributed'.
+A layer's runtime is its own row; the bound printed for each layer adds
+the unattributed bytes, as if all of them were its own.
+"""
+import collections, re, struct, subprocess, sys
+
+FLASH = ('.isr_vector', '.text', '.ARM.extab', '.ARM.exidx', '.init_array')
+LAYERS = ('reactor', 'csp', 'core', 'port')
+UNATTRIBUTED = 'unattributed (alignment)'
+
+
+def run(*a):
+    return subprocess.run(a, check=True, capture_output=True, text=True).stdout
+
+
+def flash_sections(elf):
+    out = []
+    for l in run('arm-none-eabi-objdump', '-h', elf).splitlines():
+        p = l.split()
+        if len(p) >= 6 and p[1] in FLASH:
+            out.append((int(p[3], 16), int(p[2], 16), int(p[5], 16)))  # vma, size, file offset
+    return out
+
+
+def symbols(elf):
+    syms = []
+    for l in run('arm-none-eabi-nm', '-S', '-C', elf).splitlines():
+        p = l.split(None, 3)
+        if len(p) == 4:
+            syms.append((int(p[0], 16) & ~1, int(p[1], 16), p[2], p[3]))
+    return syms
+
+
+def line_owner(elf):
+    owner, cur, seq = {}, None, []
+    for line in run('arm-none-eabi-objdump', '--dwarf=decodedline', elf).splitlines():
+        if line.endswith(':') and ' ' not in line.strip():
+            cur = line[:-1]
+            continue
+        m = re.match(r'^(\S+)\s+(\d+|-)\s+(0x[0-9a-f]+)', line)
+        if not m:
+            continue
+        a = int(m.group(3), 16)
+        seq.append((a, None if m.group(2) == '-' else cur))
+        if m.group(2) == '-':
+            for (x, f), (y, _) in zip(seq, seq[1:]):
+                for b in range(x, y):
+                    owner[b] = f
+            seq = []
+    return owner
+
+
+def by_path(p):
+    if p is None:
+        return 'application'
+    for layer in LAYERS:
+        if f'/include/weft/{layer}/' in p:
+            return layer
+    if '/ports/' in p:
+        return 'port'
+    return 'application'
+
+
+def by_name(name):
+    if name.startswith('weft::reactors::'):
+        return 'reactor'
+    if name.startswith('weft::csp::'):
+        return 'csp'
+    if name.startswith('weft::port::'):
+        return 'port'
+    if name.startswith('weft::') or name.startswith('std::'):
+        return 'core'
+    return None
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != '--strings']
+    elf, empty = args[0], args[1]
+    empty_names = {s[3] for s in symbols(empty)} - {'main'}
+    lines = line_owner(elf)
+    owner = {}
+    for a, n, k, name in sorted(symbols(elf), key=lambda s: -s[1]):  # small symbols last: they win
+        if k in 'bB':
+            continue
+        code = k in 'tTwW'
+        for b in range(a, a + n):
+            if name.startswith('CSWTCH'):  # switch tables of reactor code (none elsewhere today)
+                owner[b] = 'reactor'
+            elif name in empty_names or name.startswith('weft_'):
+                owner[b] = 'empty firmware'
+            elif by_name(name):
+                owner[b] = by_name(name)
+            elif code and b in lines and lines[b] and not lines[b].endswith('.c'):
+                owner[b] = by_path(lines[b])
+            elif code and (name == 'main' or name.startswith('_GLOBAL__') or '(anonymous namespace)' in name):
+                owner[b] = by_path(lines.get(b))
+            else:
+                owner[b] = 'libc/libgcc'
+
+    # Constants nobody's symbol covers: give each to the code that points at it.
+    image = {}
+    with open(elf, 'rb') as f:
+        blob = f.read()
+    for base, size, off in flash_sections(elf):
+        for i in range(size):
+            image[base + i] = blob[off + i]
+    pointed = {}
+    for a in sorted(image):
+        if a % 4 == 0 and a in owner and all(a + i in image for i in range(4)):
+            target = struct.unpack('<I', bytes(image[a + i] for i in range(4)))[0]
+            if target in image and target not in owner:
+                pointed.setdefault(target, owner[a])
+    strings = []
+    for start in sorted(pointed):
+        b = start
+        while b in image and b not in owner:
+            owner[b] = pointed[start]
+            if image[b] == 0:  # end of this string
+                break
+            b += 1
+        if b > start:
+            strings.append((pointed[start], bytes(image[x] for x in range(start, b)).decode('ascii', 'replace')))
+
+    total = collections.Counter()
+    for base, size, _ in flash_sections(elf):
+        for b in range(base, base + size):
+            total[owner.get(b, UNATTRIBUTED)] += 1
+    for k, v in total.most_common():
+        print(f'{v:6d}  {k}')
+    print(f'{sum(total.values()):6d}  flash text in all')
+    if '--strings' in sys.argv:
+        for who, text in sorted(strings):
+            print(f'  string {len(text) + 1:4d} B  {who:12s} {text!r}')
+    for layer in LAYERS:
+        if total[layer]:
+            print(f'{layer} runtime: {total[layer]} B, at most {total[layer] + total[UNATTRIBUTED]} B')
+
+
+if __name__ == '__main__':
+    main()
