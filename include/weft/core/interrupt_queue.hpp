@@ -11,9 +11,8 @@
 // once or not at all, so an interrupt flood can never overflow memory; a
 // post of an already-queued node reports `busy` (the ISR learns that its
 // previous event has not been consumed yet, nothing is lost silently).
+#include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/result.hpp>
-
-#include <atomic>
 
 namespace weft {
 
@@ -22,7 +21,7 @@ struct irq_node {
     explicit irq_node(void (*h)(irq_node*) noexcept = nullptr) noexcept : handler(h) {}
     void (*handler)(irq_node*) noexcept;
     irq_node* next = nullptr;
-    std::atomic<bool> queued{false};
+    detail::isr_atomic<bool> queued{false};
 };
 
 /// Multi-producer (ISRs, threads), single-consumer (the executor) queue.
@@ -132,7 +131,7 @@ private:
         return false;
     }
 
-    std::atomic<irq_node*> head_{nullptr};
+    detail::isr_atomic<irq_node*> head_{nullptr};
     irq_node* draining_ = nullptr;  // the rest of the batch drain() is running
 };
 

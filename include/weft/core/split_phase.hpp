@@ -25,12 +25,12 @@
 //   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
 //   the value ready. (5) applies to `armed` only: a completion that has
 //   already claimed the state wins and is delivered.
+#include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>
 
-#include <atomic>
 #include <coroutine>
 #include <cstdint>
 #include <new>
@@ -151,7 +151,7 @@ private:
     }
 
     const char* name_;
-    std::atomic<std::uint8_t> state_{idle};
+    detail::isr_atomic<std::uint8_t> state_{idle};
     executor* ex_ = nullptr;
     task_control* ctl_ = nullptr;
     errc outcome_ = errc::ok;

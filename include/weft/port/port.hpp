@@ -36,6 +36,11 @@
 //       True where flash matters more than a few instructions per call
 //       (microcontrollers): the core then keeps rarely hot paths, such as
 //       the frame allocator's remembered-pool fast path, out of line.
+//
+//   inline constexpr bool single_core;
+//       True where interrupt handlers are the only other code that runs,
+//       on the same core (bare metal): the hand-off to the executor then
+//       needs no memory barriers, only compiler fences (isr_atomic).
 #include <weft_port/platform.hpp>
 
 #include <concepts>
@@ -67,6 +72,8 @@ static_assert(requires(const char* s, std::size_t n) {
 }, "the port must provide console_write(const char*, std::size_t) and target_name()");
 static_assert(std::same_as<decltype(small_code), const bool>,
               "the port must provide `inline constexpr bool weft::port::small_code`");
+static_assert(std::same_as<decltype(single_core), const bool>,
+              "the port must provide `inline constexpr bool weft::port::single_core`");
 
 }  // namespace weft::port
 

@@ -84,6 +84,9 @@ inline std::uint32_t semihost(std::uint32_t op, const void* arg) noexcept {
 /// coroutine instead of an inlined fast path (docs/footprint.md).
 inline constexpr bool small_code = true;
 
+/// One core; its interrupt handlers are the only concurrency.
+inline constexpr bool single_core = true;
+
 /// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
 inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
 

@@ -19,6 +19,9 @@ namespace weft::port {
 /// every coroutine's creation and destruction.
 inline constexpr bool small_code = false;
 
+/// Simulated interrupt sources are threads, possibly on other cores.
+inline constexpr bool single_core = false;
+
 inline std::uint64_t now_ns() noexcept {
     timespec ts;
     ::clock_gettime(CLOCK_MONOTONIC, &ts);
