@@ -108,15 +108,7 @@ public:
         for (;;) {
             cortex_m::disable_interrupts();
             if (pending_) break;
-            if (deadline_ns != ~std::uint64_t{0}) {
-                std::uint64_t now = now_ns();
-                if (now >= deadline_ns) break;
-                // At most ~4.3 s per shot (the loop re-arms), so that the
-                // division is 32-bit: no 700-byte __aeabi_uldivmod.
-                std::uint64_t left = deadline_ns - now;
-                std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
-                cortex_m::arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
-            }
+            if (deadline_ns != ~std::uint64_t{0} && !arm_alarm_for(deadline_ns)) break;
             cortex_m::wait_for_interrupt();
             cortex_m::enable_interrupts();  // the waking handler runs here
         }
@@ -132,6 +124,21 @@ public:
     }
 
 private:
+    // Out of line: waiting for an interrupt alone (the executor with no
+    // timer pending) then needs none of the clock arithmetic's registers,
+    // which -Os would otherwise set up on every call. False if the
+    // deadline has passed.
+    [[gnu::noinline]] static bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
+        std::uint64_t now = now_ns();
+        if (now >= deadline_ns) return false;
+        // At most ~4.3 s per shot (the caller's loop re-arms), so that the
+        // division is 32-bit: no 700-byte __aeabi_uldivmod.
+        std::uint64_t left = deadline_ns - now;
+        std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
+        cortex_m::arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
+        return true;
+    }
+
     // volatile: written by handlers, read by the sleeping loop; a single
     // core needs no atomic read-modify-write (the reader masks interrupts).
     volatile bool pending_ = false;
