@@ -57,18 +57,12 @@ public:
         return old;
     }
     [[gnu::always_inline]] bool compare_exchange_weak(T& expected, T desired, std::memory_order success,
-                               std::memory_order failure) noexcept {
-        fence_before(success);
-        bool ok = v_.compare_exchange_weak(expected, desired, hw(success), hw(failure));
-        fence_after(ok ? success : failure);
-        return ok;
+                                                      std::memory_order failure) noexcept {
+        return cas<true>(expected, desired, success, failure);
     }
     [[gnu::always_inline]] bool compare_exchange_strong(T& expected, T desired, std::memory_order success,
-                                 std::memory_order failure) noexcept {
-        fence_before(success);
-        bool ok = v_.compare_exchange_strong(expected, desired, hw(success), hw(failure));
-        fence_after(ok ? success : failure);
-        return ok;
+                                                        std::memory_order failure) noexcept {
+        return cas<false>(expected, desired, success, failure);
     }
     [[gnu::always_inline]] bool compare_exchange_strong(T& expected, T desired, std::memory_order o) noexcept {
         // The failure order std::atomic derives from `o`.
@@ -79,6 +73,16 @@ public:
     }
 
 private:
+    template <bool Weak>
+    [[gnu::always_inline]] bool cas(T& expected, T desired, std::memory_order success,
+                                    std::memory_order failure) noexcept {
+        fence_before(success);
+        bool ok = Weak ? v_.compare_exchange_weak(expected, desired, hw(success), hw(failure))
+                       : v_.compare_exchange_strong(expected, desired, hw(success), hw(failure));
+        fence_after(ok ? success : failure);
+        return ok;
+    }
+
     std::atomic<T> v_;
 };
 
