@@ -139,3 +139,61 @@ TEST(connection, zero_delay_tree_and_after_on_one_output) {
                                   "1ms/0 outer 2"};
     EXPECT_EQ(tr.lines, want);
 }
+
+namespace {
+// Outputs whose zero-delay tree holds one trigger (a single mark on set)
+// next to outputs with none or several (the tree walk): a reader that only
+// reads a port, a pass-through input of a container, an unconnected
+// output, and an input set by the container.
+struct passthrough : weft::reactors::reactor {
+    passthrough(weft::reactors::place p, weft::test::trace& tr) : reactor(p, "pass"), child{*this, tr} {
+        weft::reactors::connect(in, child.in);
+    }
+    weft::reactors::input<int> in{*this, "in"};  // no reaction of its own
+    inner child;
+};
+struct watcher : weft::reactors::reactor {
+    watcher(weft::reactors::place p, weft::test::trace& tr) : reactor(p, "watch"), tr_(tr) {}
+    weft::test::trace& tr_;
+    weft::reactors::input<int> seen{*this, "seen"};   // read, never a trigger
+    weft::reactors::input<int> poke{*this, "poke"};
+    weft::reactors::reaction look{*this, "look", weft::reactors::on(poke), weft::reactors::reads(seen), [this] {
+        tr_.add(*this, seen.is_present() ? "seen" : "absent", seen.get());
+    }};
+};
+struct single_top : weft::reactors::reactor {
+    single_top(weft::reactors::basic_environment& e, weft::test::trace& tr)
+        : reactor(e, "top"), tr_(tr), pass{*this, tr}, direct{*this, tr}, w{*this, tr} {
+        weft::reactors::connect(a, pass.in);   // one trigger, two ports down
+        weft::reactors::connect(a, w.seen);    // plus a source: still one trigger
+        weft::reactors::connect(b, w.poke);
+    }
+    weft::test::trace& tr_;
+    weft::reactors::timer t{*this, "t", weft::duration{0}, weft::duration{1'000'000}};
+    weft::reactors::output<int> a{*this, "a"};
+    weft::reactors::output<int> b{*this, "b"};
+    weft::reactors::output<int> nowhere{*this, "nowhere"};
+    int n_ = 0;
+    weft::reactors::reaction emit{*this, "emit", weft::reactors::on(t),
+                                  weft::reactors::writes(a, b, nowhere, direct.in), [this] {
+                                      a.set(++n_);
+                                      nowhere.set(n_);
+                                      if (n_ == 2) b.set(n_);
+                                      direct.in.set(10 * n_);
+                                  }};
+    passthrough pass;
+    inner direct;
+    watcher w;
+};
+}  // namespace
+
+TEST(connection, single_reader_trees_and_others_present_the_value_in_the_same_tag) {
+    weft::reactors::environment<8, 16> env{{.fast = true, .timeout = weft::duration{2'000'000}}};
+    weft::test::trace tr;
+    single_top top{env, tr};
+    weft::executor ex{weft::test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    std::vector<std::string> want{"0ms/0 inner 1", "0ms/0 inner 10", "1ms/0 inner 2", "1ms/0 inner 20",
+                                  "1ms/0 seen 2",  "2ms/0 inner 3",  "2ms/0 inner 30"};
+    EXPECT_EQ(tr.lines, want);
+}

@@ -77,8 +77,7 @@ inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
     if (!detail::workers_supported || !workers_) {
         // The common case, kept tight: one ready-set pop, one packed entry
         // and one indirect call per reaction; the counter stays in a register.
-        detail::rank_entry* const hot = hot_;  // kept in a register across the bodies
-        stats_.reactions += ready_.drain([hot](std::uint32_t k) { hot[k].body(); });
+        stats_.reactions += ready_.drain(hot_, [](detail::rank_entry& h) { h.body(); });
         return;
     }
     // With workers: take one level at a time; share it if it is wide enough.

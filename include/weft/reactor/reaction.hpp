@@ -68,7 +68,6 @@ namespace detail {
         l.target = items[i];
         l.owner = &r;
         l.kind = kind;
-        l.next_fanout = nullptr;
         l.ready_word = &ready_sink;  // until assembly: marks change nothing
         l.ready_bit = 0;
         link*& head = kind == role::effect ? l.target->writers_ : l.target->readers_;

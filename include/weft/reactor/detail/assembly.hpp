@@ -12,8 +12,8 @@
 //  5. reactions are ranked by (level, inferred deadline, declaration):
 //     the ready set pops them in this order, which is level by level with
 //     earliest deadline first inside a level;
-//  6. the hot tables: each rank's body and level packed in rank order,
-//     each origin port's readers (through its zero-delay tree) chained.
+//  6. the hot tables: each rank's body and level packed in rank order;
+//     each origin port with a single reader gets that reader's mark.
 // Everything uses the storage the environment already has; nothing allocates.
 #include <weft/reactor/detail/runtime.hpp>
 
@@ -155,7 +155,7 @@ inline status basic_environment::assemble_graph() noexcept {
     for (detail::element* e = first_element_; e; e = e->next_global_) {
         if (e->kind_ != detail::element_kind::input && e->kind_ != detail::element_kind::output) continue;
         auto* p = static_cast<detail::port_node*>(e);
-        if (!p->upstream_) build_fanout(*p);
+        if (!p->upstream_) plan_set(*p);
     }
     return {};
 }
@@ -176,24 +176,26 @@ inline void basic_environment::infer_deadlines() noexcept {
 }
 
 // Each input has one upstream, so the zero-delay connections from an
-// origin form a tree and every trigger link lies in exactly one origin's
-// tree: one intrusive chain per origin is enough. An `after` ends the
-// zero-delay tree (its value arrives later); it is only flagged.
-inline void basic_environment::build_fanout(detail::port_node& origin) noexcept {
-    origin.fanout_ = nullptr;
-    bool delayed = false;
-    detail::link** tail = &origin.fanout_;
+// origin form a tree. When that tree holds exactly one trigger link and no
+// `after` (whose value arrives later), setting the origin is one mark
+// through the link's word and bit, copied into the port.
+inline void basic_environment::plan_set(detail::port_node& origin) noexcept {
+    // 1 per trigger link, 2 per `after`: exactly 1 is the one-mark case.
+    unsigned weight = 0;
     auto collect = [&](auto& self, detail::port_node& p) -> void {
         for (detail::link* l = p.readers_; l; l = l->next)
-            if (l->kind == detail::role::trigger) { *tail = l; tail = &l->next_fanout; }
+            if (l->kind == detail::role::trigger) {
+                origin.mark_word_ = l->ready_word;
+                origin.mark_bit_ = l->ready_bit;
+                ++weight;
+            }
         for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
-            if (d->on_set_) delayed = true;
+            if (d->on_set_) weight += 2;
             else self(self, *d);
         }
     };
     collect(collect, origin);
-    *tail = nullptr;
-    origin.set_slow_ = delayed;
+    origin.set_slow_ = weight != 1;
 }
 
 // Every reaction left by Kahn has an unprocessed predecessor, so walking

@@ -43,10 +43,6 @@ struct link {
     element* target;
     reaction_node* owner;
     link* next;  // next link on the same target
-    // Assembly chains the trigger links of an origin port's whole
-    // zero-delay tree here, so that setting a port marks its readers
-    // without walking ports or touching reactions.
-    link* next_fanout;
     // Assembly stores the owner's ready-set word and bit here (bit 0 for
     // sources), so that marking is one OR, with no rank arithmetic and no
     // test of the role.
@@ -117,11 +113,17 @@ struct port_node : element {
     port_node* origin_ = this;         // the port whose value this one shows
     /// Called when an upstream value arrives (the input side of `after`).
     void (*on_set_)(port_node* self) noexcept = nullptr;
-    /// Origins only (from assembly): every trigger link of the zero-delay
-    /// tree below this port.
-    link* fanout_ = nullptr;
-    /// Setting the port needs more than the fanout marks: no fanout built
-    /// (not an origin, or before assembly) or an `after` below the tree.
+    /// Origins whose zero-delay tree has exactly one trigger link and no
+    /// `after` (the usual connection): that link's ready word and bit,
+    /// copied here by assembly so that setting the port is one mark, with
+    /// no load of the link and no walk (on the host, one dependent load
+    /// less per reaction switch; on the board, no loop in every body that
+    /// sets a port). Read only when !set_slow_.
+    ready_set::word* mark_word_;
+    ready_set::word mark_bit_;
+    /// Setting the port walks its zero-delay tree instead (set_port_slow):
+    /// not an origin, before assembly, no trigger link or several, or an
+    /// `after` below.
     bool set_slow_ = true;
 };
 

@@ -160,9 +160,8 @@ public:
     [[gnu::always_inline]] void set_port(detail::port_node& p) noexcept {
         p.stamp_ = stamp_;
         // Readers see the origin's stamp, so only the marks are left.
-        for (detail::link* l = p.fanout_; l; l = l->next_fanout)
-            detail::ready_set::mark(*l->ready_word, l->ready_bit, parallel_);
-        if (p.set_slow_) set_port_slow(p);
+        if (!p.set_slow_) detail::ready_set::mark(*p.mark_word_, p.mark_bit_, parallel_);
+        else set_port_slow(p);
     }
     /// Queues an event for `target` at `at` (>= next microstep). False when
     /// the event queue is full: the program then stops with overflow_error(target).
@@ -269,19 +268,14 @@ private:
             propagate(*d);
         }
     }
+    // Walks the tree: wide fan-outs and `after`s are rare next to the
+    // one-reader connection, and one walk for all cases is the smallest
+    // code on a board.
     [[gnu::noinline]] void set_port_slow(detail::port_node& p) noexcept {
-        if (p.fanout_) { propagate_delayed(p); return; }
         trigger_readers(p);
         propagate(p);
     }
-    // The `after`s below an origin whose readers the fanout already marked.
-    void propagate_delayed(detail::port_node& p) noexcept {
-        for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
-            if (d->on_set_) d->on_set_(d);
-            else propagate_delayed(*d);
-        }
-    }
-    void build_fanout(detail::port_node& origin) noexcept;
+    void plan_set(detail::port_node& origin) noexcept;
     task<> main_task() noexcept;
     // wait: until `due` (port::no_deadline: until a physical action).
     enum class step : std::uint8_t { wait, done };
