@@ -15,9 +15,15 @@ Every flash byte gets one owner:
   4. inside an application function (main, static constructors, the
      application's own code) -> by its innermost source line (DWARF):
      include/weft/<layer> -> that layer, ports -> port, else application;
-  5. bytes no symbol covers are constants merged by the linker (strings):
-     each goes to the owner of the code whose literal pool points at it
-     (a string only the frame allocator names is core's); what nothing
+  5. bytes no symbol covers are constants merged by the linker (strings).
+     A string belongs to whoever wrote it: if the empty firmware has the
+     same string, to the empty firmware; else to the owners of the source
+     files (those with code in PROGRAM.elf's line table) that hold it as a
+     string literal (comments ignored, adjacent literals joined): the
+     application's names are the application's, a layer's messages that
+     layer's, wherever the code that loads them was inlined. A string
+     written in several owners' sources, or in none (e.g. libc's), goes to
+     the owner of the code whose literal pool points at it. What nothing
      points at (alignment) stays 'unattributed'.
 A layer's runtime is its own row; the bound printed for each layer adds
 the unattributed bytes, as if all of them were its own.
@@ -52,10 +58,11 @@ def symbols(elf):
 
 
 def line_owner(elf):
-    owner, cur, seq = {}, None, []
+    owner, cur, seq, files = {}, None, [], set()
     for line in run('arm-none-eabi-objdump', '--dwarf=decodedline', elf).splitlines():
         if line.endswith(':') and ' ' not in line.strip():
             cur = line[:-1]
+            files.add(cur)
             continue
         m = re.match(r'^(\S+)\s+(\d+|-)\s+(0x[0-9a-f]+)', line)
         if not m:
@@ -67,7 +74,7 @@ def line_owner(elf):
                 for b in range(x, y):
                     owner[b] = f
             seq = []
-    return owner
+    return owner, files
 
 
 def by_path(p):
@@ -79,6 +86,58 @@ def by_path(p):
     if '/ports/' in p:
         return 'port'
     return 'application'
+
+
+# Comments, string literals, character literals, everything else.
+TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\s+|[^"\'/\s]+|/', re.S)
+
+
+def literals(path):
+    """The string literals of a C/C++ source file, adjacent ones joined."""
+    try:
+        text = open(path, encoding='utf-8', errors='replace').read()
+    except OSError:
+        return set()
+    out, cur, prefix, code = set(), None, '', ''
+    for m in TOKEN.finditer(text):
+        t = m.group(0)
+        if t.startswith('"'):
+            body = t[1:-1].encode('latin-1', 'replace').decode('unicode_escape', 'replace')
+            if cur is None:
+                # WEFT_ASSERT(cond, "text") stores "weft: text" (port/port.hpp).
+                prefix = 'weft: ' if re.search(r'WEFT_ASSERT\([^;]*,\s*$', code[-200:]) else ''
+            cur = body if cur is None else cur + body
+        elif t.isspace() or t.startswith('//') or t.startswith('/*'):
+            continue
+        else:
+            if cur is not None:
+                out.add(prefix + cur)
+            cur = None
+        code += t if not t.startswith('"') else '""'
+    if cur is not None:
+        out.add(prefix + cur)
+    return out
+
+
+def literal_owners(paths):
+    """String text -> the owners whose sources write it as a literal."""
+    owners = collections.defaultdict(set)
+    for p in paths:
+        if not p.startswith('/') or p.startswith('/usr/'):
+            continue  # toolchain headers: not an owner's source
+        for s in literals(p):
+            owners[s].add(by_path(p))
+    return owners
+
+
+def flash_image(elf):
+    image = {}
+    with open(elf, 'rb') as f:
+        blob = f.read()
+    for base, size, off in flash_sections(elf):
+        for i in range(size):
+            image[base + i] = blob[off + i]
+    return image
 
 
 def by_name(name):
@@ -97,7 +156,7 @@ def main():
     args = [a for a in sys.argv[1:] if a != '--strings']
     elf, empty = args[0], args[1]
     empty_names = {s[3] for s in symbols(empty)} - {'main'}
-    lines = line_owner(elf)
+    lines, files = line_owner(elf)
     owner = {}
     for a, n, k, name in sorted(symbols(elf), key=lambda s: -s[1]):  # small symbols last: they win
         if k in 'bB':
@@ -118,28 +177,34 @@ def main():
                 owner[b] = 'libc/libgcc'
 
     # Constants nobody's symbol covers: give each to the code that points at it.
-    image = {}
-    with open(elf, 'rb') as f:
-        blob = f.read()
-    for base, size, off in flash_sections(elf):
-        for i in range(size):
-            image[base + i] = blob[off + i]
+    image = flash_image(elf)
     pointed = {}
     for a in sorted(image):
         if a % 4 == 0 and a in owner and all(a + i in image for i in range(4)):
             target = struct.unpack('<I', bytes(image[a + i] for i in range(4)))[0]
             if target in image and target not in owner:
                 pointed.setdefault(target, owner[a])
+    empty_image = flash_image(empty)
+    empty_flash = bytes(empty_image[a] for a in sorted(empty_image))
+    written = literal_owners(files)
+    order = LAYERS + ('application',)
     strings = []
     for start in sorted(pointed):
         b = start
-        while b in image and b not in owner:
-            owner[b] = pointed[start]
-            if image[b] == 0:  # end of this string
-                break
+        while b in image and b not in owner and image[b] != 0:
             b += 1
-        if b > start:
-            strings.append((pointed[start], bytes(image[x] for x in range(start, b)).decode('ascii', 'replace')))
+        if b == start or b in owner or b not in image:
+            continue  # a tail of a string already charged, or not a string
+        raw = bytes(image[x] for x in range(start, b))
+        text = raw.decode('ascii', 'replace')
+        who = pointed[start]
+        if raw + b'\0' in empty_flash:
+            who = 'empty firmware'
+        elif written.get(text) and who not in written[text]:
+            who = min(written[text], key=order.index)
+        for x in range(start, b + 1):
+            owner[x] = who
+        strings.append((who, text))
 
     total = collections.Counter()
     for base, size, _ in flash_sections(elf):
