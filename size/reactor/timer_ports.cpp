@@ -2,6 +2,7 @@
 // Footprint row "reactor": two reactors, a periodic timer whose reaction
 // sets an output connected to the other reactor's input (environment,
 // assembly, event queue, scheduler, timers, ports; the core underneath).
+// No frame pool: the program runs in the executor's callbacks, not as a task.
 #include <weft/core/executor.hpp>
 #include <weft/reactor/connection.hpp>
 #include <weft/reactor/environment.hpp>
@@ -14,7 +15,6 @@ using namespace std::chrono_literals;
 using namespace weft::reactors;
 
 namespace {
-weft::frame_pool<320, 1> frames{"app"};
 volatile int last = 0;
 
 struct source : reactor {

@@ -120,6 +120,60 @@ TEST(environment, physical_action_from_foreign_thread_on_real_clock) {
     EXPECT_LT(env.logical_time(), 200ms);
 }
 
+TEST(environment, runs_without_a_task_frame_and_counts_as_one_live_task) {
+    environment<4, 8> env{{.timeout = 2ms}};
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{test::virtual_clock()};
+    const std::size_t small = test::small_frames.in_use(), large = test::large_frames.in_use();
+    ASSERT_TRUE(env.start(ex));
+    EXPECT_EQ(ex.live_tasks(), 1u);  // ex.run() waits for the program
+    EXPECT_EQ(test::small_frames.in_use(), small);
+    EXPECT_EQ(test::large_frames.in_use(), large);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(env.finished());
+    EXPECT_EQ(ex.live_tasks(), 0u);
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "2ms/0 t 3", "2ms/0 shutdown"}));
+}
+
+TEST(environment, second_start_is_rejected) {
+    environment<4, 8> env{{.name = "twice", .timeout = 1ms}};
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.start(ex));
+    status again = env.start(ex);
+    ASSERT_FALSE(again);
+    EXPECT_STREQ(again.err().message().c_str(), "environment 'twice': already started");
+    ASSERT_TRUE(ex.run() == run_outcome::completed);
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "1ms/0 shutdown"}));
+}
+
+// The program runs in the executor's timer callback: a tag due at t runs
+// as soon as its alarm fires, before the tasks that wake at t run (here the
+// task's timer is even armed first, and fires first).
+TEST(environment, a_due_tag_runs_before_tasks_woken_at_the_same_time) {
+    environment<4, 8> env{{.timeout = 2ms}};
+    test::trace tr;
+    ticker t{env, tr, -1};
+    executor ex{test::virtual_clock()};
+    auto sleeper = [&]() -> task<> {
+        co_await sleep_until(from_ns(1'000'000));
+        tr.lines.push_back("task at 1ms");
+    };
+    auto starter = [&]() -> task<> {
+        EXPECT_TRUE(env.start(ex));
+        co_return;
+    };
+    auto h1 = ex.spawn(sleeper());  // runs first: its timer is armed before the program's
+    auto h2 = ex.spawn(starter());
+    ASSERT_TRUE(h1 && h2);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_TRUE(env.finished());
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 t 1", "1ms/0 t 2", "task at 1ms", "2ms/0 t 3",
+                                                  "2ms/0 shutdown"}));
+}
+
 TEST(environment, fast_mode_does_not_wait_for_physical_time) {
     environment<4, 8> env{{.fast = true, .timeout = 10s}};
     test::trace tr;

@@ -2,7 +2,8 @@
 #pragma once
 // environment<Events, Reactions>: owns the event queue (Events entries)
 // and the scheduling tables (up to Reactions reactions), assembles the
-// program, and runs it as one task on a weft executor.
+// program, and runs it on a weft executor (in the executor's timer and
+// interrupt callbacks: no task, no coroutine frame).
 //
 //   weft::reactors::environment<16, 32> env{{.name = "app", .timeout = 1s}};
 //   my_app app{env, "app"};
@@ -24,9 +25,8 @@
 //   └── (7) stop tag or failure? finish : continue
 //
 // Waiting uses the executor's timer heap and an irq_node, so the executor
-// sleeps in the port (never polls) and other tasks run meanwhile.
+// sleeps in the port (never polls) and tasks run meanwhile.
 #include <weft/core/executor.hpp>
-#include <weft/core/task.hpp>
 #include <weft/reactor/deadline.hpp>
 #include <weft/reactor/detail/assembly.hpp>
 #include <weft/reactor/detail/mode_switch.hpp>
@@ -37,15 +37,14 @@
 
 namespace weft::reactors {
 
-inline bool basic_environment::wake_reason() const noexcept {
-    // acquire: pairs with the release in physical_pending() / request_stop().
-    const std::uint8_t f = flags_.load(std::memory_order_acquire);
-    return (f & physical_flag) || ((f & stop_flag) && !stop_handled_);
-}
-
+// A physical action or request_stop() (posted): run now if the program
+// waits (its alarm, if armed, is then withdrawn). Otherwise the program
+// is running, finished or not started, and attend() sees the flags.
 inline void basic_environment::on_wake(irq_node* n) noexcept {
     basic_environment* env = static_cast<wake_node*>(n)->env;
-    if (env->waiting_) env->waiting_->wake();
+    if (!env->waiting_) return;
+    env->ex_->disarm(env->alarm_);
+    env->resume();
 }
 
 inline void basic_environment::drain_physical() noexcept {
@@ -143,11 +142,11 @@ inline void basic_environment::attend() noexcept {
     if (s < stop_tag_) stop_tag_ = s;
 }
 
-// (1)-(7) until the program must wait for physical time or is over. A
-// plain function, not part of the coroutine: the tag it computes stays in
-// registers instead of the coroutine frame, where writing its fields one
-// by one and passing it as a whole defeated store forwarding (x86-64,
-// GCC 12 -O3: a third of the cost of a tag in fast mode).
+// (1)-(7) until the program must wait for physical time or is over. The
+// tag it computes stays in registers: kept in memory (as in the coroutine
+// that used to run the loop), writing its fields one by one and passing it
+// as a whole defeated store forwarding (x86-64, GCC 12 -O3: a third of the
+// cost of a tag in fast mode).
 inline basic_environment::step basic_environment::advance(std::uint64_t& due) noexcept {
     for (;;) {
         // One plain load per tag: an acquire load is a barrier instruction
@@ -187,19 +186,25 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
     }
 }
 
-// The outcome is failure_ (the spawned task is detached, so a result would
-// only be copied into a frame nobody reads).
-inline task<> basic_environment::main_task() noexcept {
-    for (detail::element* e = first_element_; e; e = e->next_global_)
-        if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
-    for (;;) {
-        // Re-evaluate after any wake-up: something may have arrived earlier.
-        if (advance(wait_.until_ns) == step::done) break;
-        co_await wait_;
-        if (wait_.cancelled) { fail(error{errc::cancelled, "environment", cfg_.name, 0, nullptr}); break; }
+// Runs tags until the program must wait for physical time (the alarm is
+// then armed for it; physical actions and request_stop() wake it early
+// through wake_node_) or is over. Runs on the executor, from the alarm's
+// callback or wake_node_'s handler: the program is not a task and needs
+// no frame.
+[[gnu::noinline]] inline void basic_environment::resume() noexcept {
+    waiting_ = false;
+    if (advance(alarm_.deadline_ns) == step::done) {
+        finish();
+        return;
     }
+    if (alarm_.deadline_ns != port::no_deadline) ex_->arm(alarm_);
+    waiting_ = true;
+}
+
+inline void basic_environment::finish() noexcept {
     finished_ = true;
     if (stop_workers_) stop_workers_(*this);
+    ex_->task_finished();  // run() returns once nothing else is live
 }
 
 // One status, returned on every path: each other return copied an error
@@ -210,16 +215,15 @@ inline status basic_environment::start(executor& ex) noexcept {
         if (cfg_.timeout.count() >= 0) stop_tag_ = tag{cfg_.timeout.count(), 0};
         ex_ = &ex;
         start_ns_ = to_ns(ex.now());
-        // Checked here, so that the spawn below cannot fail and its
-        // failure path (another copy of the error) is not generated.
-        task<> t = main_task();
-        if (t) {
-            (void)ex.spawn(std::move(t));  // detaches: the frame is freed when the program ends
-            started_ = true;
-        } else {
-            ex_ = nullptr;
-            s = t.err();
-        }
+        for (detail::element* e = first_element_; e; e = e->next_global_)
+            if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
+        started_ = true;
+        // Counted as a live task, so that ex.run() returns only once the
+        // program has finished; the first tag runs when ex.run() fires the
+        // alarm (its deadline is still the constructor's 0: already due).
+        ex.task_started();
+        alarm_.fire = [](weft::detail::timer_node* n) noexcept { static_cast<alarm*>(n)->env->resume(); };
+        ex.arm(alarm_);
     }
     return s;
 }

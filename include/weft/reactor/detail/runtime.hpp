@@ -6,7 +6,6 @@
 // assembly and the scheduler loop are defined in environment.hpp.
 #include <weft/core/executor.hpp>
 #include <weft/core/result.hpp>
-#include <weft/core/task.hpp>
 #include <weft/reactor/detail/event_queue.hpp>
 #include <weft/reactor/detail/nodes.hpp>
 #include <weft/reactor/detail/ready_set.hpp>
@@ -85,7 +84,10 @@ public:
     /// For programs driven only by timers: the exact maximum number of
     /// queued events (one per timer). An error for other programs.
     [[nodiscard]] result<std::size_t> event_queue_bound() noexcept;
-    /// Assembles and starts the program as a task on `ex` (call ex.run()).
+    /// Assembles the program and starts it on `ex` (call ex.run()): tags run
+    /// in the executor's timer and wake-up callbacks, so the program needs
+    /// no task frame; ex.run() counts it as one live task until it ends.
+    /// Does not allocate. Fails if assembly fails or if already started.
     [[nodiscard]] status start(executor& ex) noexcept;
     /// start(ex), ex.run(), then the program's outcome.
     [[nodiscard]] status run(executor& ex) noexcept;
@@ -208,7 +210,7 @@ protected:
         for (volatile unsigned char* p = reinterpret_cast<unsigned char*>(&suspended_count_);
              p != reinterpret_cast<unsigned char*>(&started_ + 1); ++p)
             *p = 0;
-        wait_.env = this;
+        alarm_.env = this;
         startup_.name_ = "startup";
         startup_.kind_ = detail::element_kind::startup;
         shutdown_.name_ = "shutdown";
@@ -217,49 +219,12 @@ protected:
 
 private:
     friend class worker;
-    /// Sleeps the scheduler task until `until_ns` (or forever) unless woken
-    /// by a physical action, request_stop() or cancellation. One for the
-    /// program (a member, zeroed with the others): a node built in the
-    /// coroutine frame at every wait cost ~40 B of stores on a board.
-    /// Reusable: the timer heap resets a node's links when it is armed.
-    struct wait_operation : weft::detail::timer_node, weft::detail::wait_node {
+    /// The executor timer that wakes the scheduler at the next tag's
+    /// physical time. One for the program (a member, zeroed with the
+    /// others); reusable: the timer heap resets a node's links when it is
+    /// armed.
+    struct alarm : weft::detail::timer_node {
         basic_environment* env;
-        std::uint64_t until_ns;
-        task_control* ctl;
-        bool cancelled;
-
-        bool await_ready() const noexcept { return env->wake_reason(); }
-        template <class P>
-        bool await_suspend(std::coroutine_handle<P> h) noexcept {
-            ctl = &h.promise().control();
-            if (ctl->cancel_requested()) { cancelled = true; return false; }
-            executor& ex = ctl->exec();
-            if (until_ns != port::no_deadline) {
-                if (until_ns <= to_ns(ex.now())) return false;
-                deadline_ns = until_ns;
-                fire = &on_fire;
-                ex.arm(*this);
-            }
-            abort = &on_abort;
-            env->waiting_ = this;
-            ctl->park(h, this);
-            return true;
-        }
-        void await_resume() const noexcept {}
-
-        void wake() noexcept {
-            ctl->exec().disarm(*this);
-            env->waiting_ = nullptr;
-            ctl->wake();
-        }
-        // The executor pops a timer before firing it, so wake()'s disarm is
-        // a no-op here: one function for both ways of waking.
-        static void on_fire(weft::detail::timer_node* n) noexcept { static_cast<wait_operation*>(n)->wake(); }
-        static void on_abort(weft::detail::wait_node* w, errc) noexcept {
-            auto* self = static_cast<wait_operation*>(w);
-            self->cancelled = true;
-            self->wake();
-        }
     };
     void propagate(detail::port_node& p) noexcept {
         for (detail::port_node* d = p.first_down_; d; d = d->next_down_) {
@@ -276,11 +241,11 @@ private:
         propagate(p);
     }
     void plan_set(detail::port_node& origin) noexcept;
-    task<> main_task() noexcept;
+    void resume() noexcept;
+    void finish() noexcept;
     // wait: until `due` (port::no_deadline: until a physical action).
     enum class step : std::uint8_t { wait, done };
     step advance(std::uint64_t& due) noexcept;
-    bool wake_reason() const noexcept;
     status assemble_graph() noexcept;
     void infer_deadlines() noexcept;
     void startup_tag() noexcept;
@@ -357,9 +322,9 @@ private:
         mutable environment_stats stats_;
     };
     union {
-        wait_operation wait_;  // env set in the constructor
+        alarm alarm_;  // env set in the constructor
     };
-    wait_operation* waiting_;
+    bool waiting_;  // between two resume()s: the alarm or a wake-up resumes
     std::uint32_t batch_gen_;
     // Wide levels still to run alone after a lost parallel level, and the
     // current back-off (see run_batch).
