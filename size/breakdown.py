@@ -140,6 +140,36 @@ def flash_image(elf):
     return image
 
 
+def pointers_to_uncovered(image, owner):
+    """Address -> owner of the first owned, aligned word that points there
+    (literal pools and tables), for addresses that no symbol covers."""
+    pointed = {}
+    for a in sorted(image):
+        if a % 4 == 0 and a in owner and all(a + i in image for i in range(4)):
+            target = struct.unpack('<I', bytes(image[a + i] for i in range(4)))[0]
+            if target in image and target not in owner:
+                pointed.setdefault(target, owner[a])
+    return pointed
+
+
+def strings_at(image, owner, pointed):
+    """(start, end, text) of each uncovered NUL-terminated string that a
+    pointer reaches at its start (a tail reached inside a longer string
+    is part of that string); end is the NUL's address."""
+    out, taken = [], set()
+    for start in sorted(pointed):
+        if start in taken:
+            continue
+        b = start
+        while b in image and b not in owner and image[b] != 0:
+            b += 1
+        if b == start or b in owner or b not in image:
+            continue  # not a string (or an empty one)
+        taken.update(range(start, b + 1))
+        out.append((start, b, bytes(image[x] for x in range(start, b)).decode('ascii', 'replace')))
+    return out
+
+
 def by_name(name):
     if name.startswith('weft::reactors::'):
         return 'reactor'
@@ -176,33 +206,23 @@ def main():
             else:
                 owner[b] = 'libc/libgcc'
 
-    # Constants nobody's symbol covers: give each to the code that points at it.
+    # Constants nobody's symbol covers (merged strings): see rule 5.
     image = flash_image(elf)
-    pointed = {}
-    for a in sorted(image):
-        if a % 4 == 0 and a in owner and all(a + i in image for i in range(4)):
-            target = struct.unpack('<I', bytes(image[a + i] for i in range(4)))[0]
-            if target in image and target not in owner:
-                pointed.setdefault(target, owner[a])
+    pointed = pointers_to_uncovered(image, owner)
     empty_image = flash_image(empty)
-    empty_flash = bytes(empty_image[a] for a in sorted(empty_image))
+    empty_owner = {b: 'empty' for a, n, k, _ in symbols(empty) if k not in 'bB' for b in range(a, a + n)}
+    empty_strings = {text for _, _, text in strings_at(empty_image, empty_owner,
+                                                       pointers_to_uncovered(empty_image, empty_owner))}
     written = literal_owners(files)
     order = LAYERS + ('application',)
     strings = []
-    for start in sorted(pointed):
-        b = start
-        while b in image and b not in owner and image[b] != 0:
-            b += 1
-        if b == start or b in owner or b not in image:
-            continue  # a tail of a string already charged, or not a string
-        raw = bytes(image[x] for x in range(start, b))
-        text = raw.decode('ascii', 'replace')
+    for start, end, text in strings_at(image, owner, pointed):
         who = pointed[start]
-        if raw + b'\0' in empty_flash:
+        if text in empty_strings:
             who = 'empty firmware'
         elif written.get(text) and who not in written[text]:
             who = min(written[text], key=order.index)
-        for x in range(start, b + 1):
+        for x in range(start, end + 1):
             owner[x] = who
         strings.append((who, text))
 
