@@ -87,7 +87,6 @@ inline void begin_reaction(reaction_node& r, place where, const char* name,
 
 /// Appends the reaction to its reactor's and its environment's lists.
 [[gnu::noinline]] inline void end_reaction(reaction_node& r) noexcept {
-    WEFT_ASSERT(bool(r.body_), "a reaction needs a body");
     reactor_node& o = *r.owner_;
     if (o.last_reaction_) o.last_reaction_->next_in_reactor_ = &r; else o.first_reaction_ = &r;
     o.last_reaction_ = &r;
@@ -101,6 +100,11 @@ class basic_reaction : public detail::reaction_node {
 public:
     template <class... Args>
     basic_reaction(detail::place where, const char* name, Args&&... args) noexcept {
+        // At compile time: a run-time check cost a string and a fatal path
+        // in every program, for a mistake the compiler can see.
+        static_assert((0 + ... + int(detail::reaction_arg_body<Args>)) == 1,
+                      "a weft reaction needs exactly one body among its arguments (a lambda "
+                      "capturing `this`, beside on(...), reads(...), writes(...), deadline(d, handler))");
         detail::begin_reaction(*this, where, name, links_storage_);
         (absorb(static_cast<Args&&>(args)), ...);
         detail::end_reaction(*this);
