@@ -182,9 +182,8 @@ def by_name(name):
     return None
 
 
-def main():
-    args = [a for a in sys.argv[1:] if a != '--strings']
-    elf, empty = args[0], args[1]
+def breakdown(elf, empty):
+    """(bytes per owner, [(owner, string)]) for PROGRAM.elf against EMPTY.elf."""
     empty_names = {s[3] for s in symbols(empty)} - {'main'}
     lines, files = line_owner(elf)
     owner = {}
@@ -230,6 +229,12 @@ def main():
     for base, size, _ in flash_sections(elf):
         for b in range(base, base + size):
             total[owner.get(b, UNATTRIBUTED)] += 1
+    return total, strings
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != '--strings']
+    total, strings = breakdown(args[0], args[1])
     for k, v in total.most_common():
         print(f'{v:6d}  {k}')
     print(f'{sum(total.values()):6d}  flash text in all')
