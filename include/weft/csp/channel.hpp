@@ -70,10 +70,13 @@ public:
     }
     /// Receives without waiting. Fails with `empty` or (once drained) `closed`.
     result<T> try_recv() noexcept {
-        std::optional<T> out;
+        if constexpr (N > 0)
+            if (can_take()) return take();
+        detail::value_slot<T> out;
         errc st = errc::ok;
-        if (offer_recv(out, st) && st == errc::ok) return std::move(*out);
-        return make_error(st == errc::ok ? errc::empty : st);
+        if (!offer_recv_general(out, st)) return make_error(errc::empty);
+        if (st != errc::ok) return make_error(st);
+        return take_from(out);
     }
     /// Closes the channel: waiting senders and receivers end with `closed`,
     /// later sends fail with `closed`, buffered values can still be received.
@@ -110,12 +113,13 @@ public:
             return offer_send_general(v, st);  // a rendezvous always matches offers
         }
     }
-    /// Tries to complete a receive now into `out`. True if over: st == ok
-    /// (value in `out`) or closed (nothing buffered, channel closed).
-    bool offer_recv(std::optional<T>& out, errc& st) noexcept {
+    /// Tries to complete a receive now: constructs the value in `out`. True
+    /// if over: st == ok (a T now lives in `out`; the caller destroys it) or
+    /// closed (nothing buffered, channel closed).
+    bool offer_recv(detail::value_slot<T>& out, errc& st) noexcept {
         if constexpr (N > 0) {
             // Inline fast path: a buffered value and no blocked sender to move in.
-            if (count_ > 0 && senders_.empty()) {
+            if (can_take()) {
                 pop_into(out);
                 return true;
             }
@@ -125,24 +129,69 @@ public:
         }
     }
     void wait_send(detail::offer& o) noexcept { senders_.push_back(o); }
+    /// A receive offer's value points to a value_slot<T> (raw storage): a
+    /// sender constructs the value there, then commits.
     void wait_recv(detail::offer& o) noexcept { receivers_.push_back(o); }
+
+    // --- the direct path (recv_operation, send_operation): the common cases
+    // as inline tests, so that a send or receive that completes or waits
+    // at once calls nothing. Everything else goes through the general
+    // offer_send / offer_recv.
+
+    /// A buffered value can be taken now (and no blocked sender must move
+    /// into the room it frees). Always false for a rendezvous.
+    bool can_take() const noexcept {
+        if constexpr (N > 0) return count_ > 0 && senders_.empty();
+        else return false;
+    }
+    /// A receive must wait: nothing buffered, no sender waiting, not closed.
+    bool recv_must_wait() const noexcept { return count_ == 0 && senders_.empty() && !closed_; }
+    /// A value can be buffered now (room, no receiver waiting, not closed).
+    bool can_put() const noexcept {
+        if constexpr (N > 0) return count_ < N && receivers_.empty() && !closed_;
+        else return false;
+    }
+    /// A send must wait: no receiver waiting, no room, not closed.
+    bool send_must_wait() const noexcept { return count_ == N && receivers_.empty() && !closed_; }
+    /// Precondition: can_take(). The oldest value, moved straight into the
+    /// result (no intermediate copy: the caller usually reads it at once,
+    /// and a copy through a differently sized temporary stalls the load).
+    result<T> take() noexcept {
+        static_assert(N > 0, "take: a rendezvous channel buffers nothing");
+        struct advance {
+            channel* c;
+            ~advance() { c->drop_front(); }
+        } after{this};
+        return result<T>{std::in_place, std::move(*ring_.at(head_))};
+    }
+    /// Precondition: can_put().
+    void put(T&& v) noexcept { push(std::move(v)); }
+    /// The value a receive got in `slot` (by offer_recv or from a sender),
+    /// as a result; destroys the slot's value.
+    static result<T> take_from(detail::value_slot<T>& slot) noexcept {
+        struct destroy {
+            detail::value_slot<T>& s;
+            ~destroy() { s.destroy(); }
+        } after{slot};
+        return result<T>{std::in_place, std::move(*slot.get())};
+    }
 
 private:
     [[gnu::noinline]] bool offer_send_slow(T& v, errc& st) noexcept { return offer_send_general(v, st); }
-    [[gnu::noinline]] bool offer_recv_slow(std::optional<T>& out, errc& st) noexcept {
+    [[gnu::noinline]] bool offer_recv_slow(detail::value_slot<T>& out, errc& st) noexcept {
         return offer_recv_general(out, st);
     }
     bool offer_send_general(T& v, errc& st) noexcept {
         if (closed_) { st = errc::closed; return true; }
         if (detail::offer* r = receivers_.take_eligible()) {
-            static_cast<std::optional<T>*>(r->value)->emplace(std::move(v));
+            ::new (r->value) T(std::move(v));
             r->owner->commit(r->leaf);
             return true;
         }
         if (count_ < N) { push(std::move(v)); return true; }
         return false;
     }
-    bool offer_recv_general(std::optional<T>& out, errc& st) noexcept {
+    bool offer_recv_general(detail::value_slot<T>& out, errc& st) noexcept {
         if (count_ > 0) {
             pop_into(out);
             // Room freed: the oldest waiting sender's value moves in.
@@ -153,7 +202,7 @@ private:
             return true;
         }
         if (detail::offer* s = senders_.take_eligible()) {
-            out.emplace(std::move(*static_cast<T*>(s->value)));
+            ::new (out.raw()) T(std::move(*static_cast<T*>(s->value)));
             s->owner->commit(s->leaf);
             return true;
         }
@@ -174,31 +223,22 @@ private:
             ++count_;
         }
     }
-    T pop() noexcept {
+    // Moves the oldest value straight into `out` (no temporary T).
+    void pop_into(detail::value_slot<T>& out) noexcept {
         if constexpr (N > 0) {
-            T* p = ring_.at(head_);
-            T v = std::move(*p);
-            p->~T();
-            if (++head_ == N) head_ = 0;
-            --count_;
-            return v;
-        } else {
-            WEFT_ASSERT(false, "pop on a rendezvous channel");
-            __builtin_unreachable();
+            ::new (out.raw()) T(std::move(*ring_.at(head_)));
+            drop_front();
         }
     }
-    // Moves the oldest value straight into `out` (no temporary T).
-    void pop_into(std::optional<T>& out) noexcept {
+    void drop_front() noexcept {
         if constexpr (N > 0) {
-            T* p = ring_.at(head_);
-            out.emplace(std::move(*p));
-            p->~T();
+            ring_.at(head_)->~T();
             if (++head_ == N) head_ = 0;
             --count_;
         }
     }
     void clear() noexcept {
-        while (count_ > 0) (void)pop();
+        while (count_ > 0) drop_front();
     }
 
     // What every send and receive reads comes first, together (56 bytes:

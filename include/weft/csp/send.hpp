@@ -7,6 +7,7 @@
 #include <weft/csp/event.hpp>
 
 #include <coroutine>
+#include <new>
 #include <utility>
 
 namespace weft::csp {
@@ -66,11 +67,13 @@ private:
 };
 
 /// The awaiter of `co_await send(ch, v)`: like recv_operation (recv.hpp),
-/// one offer and none of the general protocol's bookkeeping. Outcome: ok
-/// (taken by a receiver or buffered), `closed`, `cancelled`, or an abort's
-/// reason; on failure the value is dropped with the event. Does not allocate.
+/// one offer and none of the general protocol's bookkeeping; room in the
+/// buffer, or nobody to hand the value to, are inline tests, and the wait
+/// state is built only when the task parks. Outcome: ok (taken by a
+/// receiver or buffered), `closed`, `cancelled`, or an abort's reason; on
+/// failure the value is dropped with the event. Does not allocate.
 template <class T, std::size_t N>
-class send_operation : detail::sync_state {
+class send_operation {
 public:
     send_operation(channel<T, N>& ch, T& v) noexcept : ch_(&ch), value_(&v) {}
     send_operation(const send_operation&) = delete;
@@ -81,37 +84,44 @@ public:
     // (GCC 12 otherwise keeps it out of line in loops with several awaits).
     template <class P>
     [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
-        ctl = &h.promise().control();
-        if (ctl->cancel_requested()) {
-            status = errc::cancelled;
-            return false;
+        task_control& c = h.promise().control();
+        parked_ = false;
+        if (c.cancel_requested()) return done(errc::cancelled);
+        if constexpr (N > 0) {
+            if (ch_->can_put()) {  // (2): buffered
+                ch_->put(std::move(*value_));
+                return done(errc::ok);
+            }
         }
-        if (ch_->offer_send(*value_, status)) return false;  // (2): taken, buffered, or closed
-        detail::offer& o = offer_.make(this, value_);         // (3)
-        complete = &on_complete;
-        abort = &on_abort;
-        ch_->wait_send(o);
-        ctl->park(h, this);
+        if (!ch_->send_must_wait()) {
+            errc st = errc::ok;
+            if (ch_->offer_send(*value_, st)) return done(st);  // (2): taken by a receiver, or closed
+        }
+        auto* w = ::new (static_cast<void*>(&wait_)) detail::direct_wait(c, value_);  // (3)
+        parked_ = true;
+        ch_->wait_send(w->o);
+        c.park(h, w);
         return true;
     }
     weft::status await_resume() const noexcept {
-        if (status == errc::ok) return {};
-        return ch_->make_error(status);
+        errc st = parked_ ? wait_.status : status_;
+        if (st == errc::ok) return {};
+        return ch_->make_error(st);
     }
 
 private:
-    // (4) The partner has already unlinked our offer and taken the value.
-    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
-    static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
-        auto* self = static_cast<send_operation*>(static_cast<sync_state*>(w));
-        self->status = why;
-        self->offer_.get().withdraw();  // built: an abort finds the task parked
-        self->ctl->wake();
+    bool done(errc st) noexcept {
+        status_ = st;
+        return false;
     }
 
     channel<T, N>* ch_;
     T* value_;
-    detail::lazy_offer offer_;
+    bool parked_;
+    errc status_;
+    union {
+        detail::direct_wait wait_;  // built by a park only
+    };
 };
 
 /// The event "send v on ch". Does not allocate; v is stored in the event.

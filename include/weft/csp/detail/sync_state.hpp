@@ -33,14 +33,23 @@ inline constexpr std::uint64_t no_time = ~std::uint64_t{0};
 /// One synchronisation in progress. The root awaiter (or a driver
 /// connection) derives from it.
 struct sync_state : weft::detail::wait_node {
+    sync_state() noexcept
+        : complete(nullptr), ctl(nullptr), winner(no_leaf), cancel_leaf(no_leaf), live(0), status(errc::ok) {}
+    /// For a direct send or receive (direct_wait): only what a commit or an
+    /// abort reads is set; `winner` and `status` are written before either
+    /// is read (mark, on_abort), and the choice fields are never read.
+    sync_state(void (*on_abort)(wait_node*, errc) noexcept, void (*on_complete)(sync_state*) noexcept,
+               task_control* c) noexcept
+        : wait_node{on_abort}, complete(on_complete), ctl(c) {}
+
     /// (4) Called after a partner committed a leaf of this sync: withdraws
     /// the other offers and completes the owner.
-    void (*complete)(sync_state* self) noexcept = nullptr;
-    task_control* ctl = nullptr;  ///< waiting task; nullptr for connections
-    leaf_index winner = no_leaf;  ///< committed leaf
-    leaf_index cancel_leaf = no_leaf;
-    leaf_index live = 0;          ///< leaves that may still commit (windows)
-    errc status = errc::ok;       ///< outcome of the committed leaf / of the sync
+    void (*complete)(sync_state* self) noexcept;
+    task_control* ctl;    ///< waiting task; nullptr for connections
+    leaf_index winner;    ///< committed leaf
+    leaf_index cancel_leaf;
+    leaf_index live;      ///< leaves that may still commit (windows)
+    errc status;          ///< outcome of the committed leaf / of the sync
 
     bool committed() const noexcept { return winner != no_leaf; }
     /// (2) Marks `leaf` as the winner during the owner's own poll.
@@ -92,28 +101,45 @@ struct offer : offer_link {
     }
 };
 
-/// Storage for an offer that is built only when the sync parks: most
-/// direct sends and receives complete at once, and then the six stores of
-/// an offer's initialisation are wasted. Read `get()` only after `make()`.
-class lazy_offer {
+/// Storage for one T that its owner constructs and destroys (a receive's
+/// slot: a partner moves the value in; whether it holds one is known from
+/// the sync's outcome, so no flag of its own).
+template <class T>
+class value_slot {
 public:
-    lazy_offer() noexcept {}
-    /// Default-initialised (the member initialisers, field by field), then
-    /// filled: `offer{}` zero-fills the whole object first, which GCC
-    /// compiles to a memset call at -Os (newlib's costs ~44 instructions
-    /// for these 32 bytes, more than the rest of a park).
-    offer& make(sync_state* owner, void* value) noexcept {
-        offer* o = ::new (static_cast<void*>(&o_)) offer;
-        o->owner = owner;
-        o->value = value;
-        return *o;
-    }
-    offer& get() noexcept { return o_; }
+    value_slot() noexcept {}
+    void* raw() noexcept { return bytes_; }
+    T* get() noexcept { return std::launder(reinterpret_cast<T*>(bytes_)); }
+    void destroy() noexcept { get()->~T(); }
 
 private:
-    union {
-        offer o_;
-    };
+    alignas(T) unsigned char bytes_[sizeof(T)];
+};
+
+/// What a direct send or receive (send_operation, recv_operation) needs
+/// only while its task waits: the sync's completion hooks and the one
+/// offer. Built by park(), so that a send or receive that completes at once
+/// (most of them) writes none of it.
+struct direct_wait : sync_state {
+    /// (3) Builds the state and the offer of `value` (the sent value, or the
+    /// receive's slot), records the task as parked on it. The caller queues
+    /// the offer on its channel.
+    direct_wait(task_control& c, void* value) noexcept : sync_state(&on_abort, &on_complete, &c) {
+        o.owner = this;
+        o.value = value;
+    }
+    offer o;
+
+private:
+    // (4) The partner has already unlinked the offer and moved the value.
+    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
+    // Cancellation or with_timeout: the task is parked, so the offer is queued.
+    static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<direct_wait*>(static_cast<sync_state*>(w));
+        self->status = why;
+        self->o.withdraw();
+        self->ctl->wake();
+    }
 };
 
 /// FIFO of offers with a sentinel. Like core's intrusive_list, plus the
