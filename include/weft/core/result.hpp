@@ -149,8 +149,11 @@ public:
     T value_or(T fallback) const& { return ok_ ? value() : fallback; }
 
 private:
-    alignas(T) alignas(error) unsigned char storage_[sizeof(T) > sizeof(error) ? sizeof(T) : sizeof(error)];
+    // The flag first: a success writes it and the value, which are then
+    // next to each other (one cache line, where the error's tail would
+    // otherwise put the flag 40 bytes past a small value).
     bool ok_;
+    alignas(T) alignas(error) unsigned char storage_[sizeof(T) > sizeof(error) ? sizeof(T) : sizeof(error)];
 };
 
 /// Success or an error: result<void>. Not [[nodiscard]] as a type, so that

@@ -16,6 +16,7 @@
 // stay receivable (nothing is lost). Executor thread only; from an ISR use a
 // driver connection (connect.hpp). Nothing is allocated.
 #include <weft/core/result.hpp>
+#include <weft/csp/detail/fresh_value.hpp>
 #include <weft/csp/detail/sync_state.hpp>
 
 #include <cstddef>
@@ -156,7 +157,7 @@ public:
     /// Precondition: can_take(). The oldest value, moved straight into the
     /// result (no intermediate copy: the caller usually reads it at once,
     /// and a copy through a differently sized temporary stalls the load).
-    result<T> take() noexcept {
+    [[gnu::always_inline]] result<T> take() noexcept {
         static_assert(N > 0, "take: a rendezvous channel buffers nothing");
         struct advance {
             channel* c;
@@ -164,8 +165,13 @@ public:
         } after{this};
         return result<T>{std::in_place, std::move(*ring_.at(head_))};
     }
-    /// Precondition: can_put().
-    void put(T&& v) noexcept { push(std::move(v)); }
+    /// Precondition: can_put(). `v` is the sender's own value (its event's).
+    [[gnu::always_inline]] void put(T& v) noexcept {
+        if constexpr (N > 0) {
+            detail::move_fresh(ring_.slot(tail()), v);
+            ++count_;
+        }
+    }
     /// The value a receive got in `slot` (by offer_recv or from a sender),
     /// as a result; destroys the slot's value.
     static result<T> take_from(detail::value_slot<T>& slot) noexcept {
@@ -184,7 +190,7 @@ private:
     bool offer_send_general(T& v, errc& st) noexcept {
         if (closed_) { st = errc::closed; return true; }
         if (detail::offer* r = receivers_.take_eligible()) {
-            ::new (r->value) T(std::move(v));
+            detail::move_fresh(r->value, v);
             r->owner->commit(r->leaf);
             return true;
         }
@@ -214,12 +220,15 @@ private:
     struct ring {
         alignas(T) unsigned char bytes[sizeof(T) * (N ? N : 1)];
         T* at(std::size_t i) noexcept { return std::launder(reinterpret_cast<T*>(bytes) + i); }
+        void* slot(std::size_t i) noexcept { return bytes + i * sizeof(T); }
     };
-    void push(T&& v) noexcept {
+    std::size_t tail() const noexcept {
+        std::size_t t = head_ + count_;
+        return t >= N ? t - N : t;
+    }
+    [[gnu::always_inline]] void push(T&& v) noexcept {
         if constexpr (N > 0) {
-            std::size_t tail = head_ + count_;
-            if (tail >= N) tail -= N;
-            ::new (static_cast<void*>(reinterpret_cast<T*>(ring_.bytes) + tail)) T(std::move(v));
+            ::new (ring_.slot(tail())) T(std::move(v));
             ++count_;
         }
     }
@@ -230,7 +239,7 @@ private:
             drop_front();
         }
     }
-    void drop_front() noexcept {
+    [[gnu::always_inline]] void drop_front() noexcept {
         if constexpr (N > 0) {
             ring_.at(head_)->~T();
             if (++head_ == N) head_ = 0;

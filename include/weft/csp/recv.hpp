@@ -42,9 +42,7 @@ public:
             offer_.value = slot_.raw();
             ++s.live;
         }
-        void limit(std::uint64_t latest_ns) noexcept {
-            if (latest_ns < offer_.latest_ns) offer_.latest_ns = latest_ns;
-        }
+        void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
             errc st = errc::ok;
             if (!ch_->offer_recv(slot_, st)) return false;
@@ -69,7 +67,7 @@ public:
         }
         channel<T, N>* ch_;
         detail::value_slot<T> slot_;
-        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
+        detail::timed_offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
         bool taken_ = false;
     };
 
@@ -148,13 +146,16 @@ private:
     }
     errc outcome() const noexcept { return how_ == how::parked ? wait_.status : status_; }
 
-    channel<T, N>* ch_;
-    how how_;
-    errc status_;
+    // What a receive that completes at once touches comes last, next to
+    // the event (which GCC 12 places right after the awaiter in the frame):
+    // the wait state in front of it is written only by a park.
     union {
         detail::direct_wait wait_;  // built by a park only
     };
     detail::value_slot<T> slot_;
+    channel<T, N>* ch_;
+    how how_;
+    errc status_;
 };
 
 /// The event "receive from ch". Does not allocate.

@@ -39,9 +39,7 @@ public:
             offer_.value = &value_;
             ++s.live;
         }
-        void limit(std::uint64_t latest_ns) noexcept {
-            if (latest_ns < offer_.latest_ns) offer_.latest_ns = latest_ns;
-        }
+        void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
             errc st = errc::ok;
             if (!ch_->offer_send(value_, st)) return false;
@@ -58,7 +56,7 @@ public:
     private:
         channel<T, N>* ch_;
         T value_;
-        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
+        detail::timed_offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     };
 
 private:
@@ -89,7 +87,7 @@ public:
         if (c.cancel_requested()) return done(errc::cancelled);
         if constexpr (N > 0) {
             if (ch_->can_put()) {  // (2): buffered
-                ch_->put(std::move(*value_));
+                ch_->put(*value_);
                 return done(errc::ok);
             }
         }
@@ -115,13 +113,15 @@ private:
         return false;
     }
 
+    // As in recv_operation: the wait state first, written only by a park;
+    // what every send touches last, next to the event holding the value.
+    union {
+        detail::direct_wait wait_;  // built by a park only
+    };
     channel<T, N>* ch_;
     T* value_;
     bool parked_;
     errc status_;
-    union {
-        detail::direct_wait wait_;  // built by a park only
-    };
 };
 
 /// The event "send v on ch". Does not allocate; v is stored in the event.

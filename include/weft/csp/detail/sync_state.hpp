@@ -82,15 +82,13 @@ struct offer_link {
 /// *value" or "this task receives into *value".
 struct offer : offer_link {
     sync_state* owner = nullptr;
-    void* value = nullptr;              ///< T* (send) or std::optional<T>* (recv)
-    std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
+    void* value = nullptr;  ///< T* (send) or value_slot<T>* (recv)
     leaf_index leaf = 0;
+    bool windowed = false;  ///< a timed_offer whose window partners check
 
     /// False if the offer's window has closed (the timer that withdraws it
     /// has not run yet): a partner must not match it.
-    bool eligible() const noexcept {
-        return latest_ns == no_time || to_ns(owner->now()) < latest_ns;
-    }
+    inline bool eligible() const noexcept;
     bool linked() const noexcept { return prev != nullptr; }
     /// Unlinks the offer; a no-op if it is not queued.
     void withdraw() noexcept {
@@ -100,6 +98,22 @@ struct offer : offer_link {
         prev = next = nullptr;
     }
 };
+
+/// The offer of a leaf inside a window (window.hpp): the window's end
+/// travels with it. Only the general sync's leaves can be windowed, so the
+/// direct send and receive do without these 8 bytes.
+struct timed_offer : offer {
+    std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
+    /// Narrows the window to end at `t` at the latest.
+    void limit(std::uint64_t t) noexcept {
+        windowed = true;
+        if (t < latest_ns) latest_ns = t;
+    }
+};
+
+inline bool offer::eligible() const noexcept {
+    return !windowed || to_ns(owner->now()) < static_cast<const timed_offer*>(this)->latest_ns;
+}
 
 /// Storage for one T that its owner constructs and destroys (a receive's
 /// slot: a partner moves the value in; whether it holds one is known from
@@ -164,7 +178,7 @@ public:
         // the scan for a still-open window stays out of line.
         if (empty()) return nullptr;
         offer* o = first();
-        if (o->latest_ns != no_time) return take_windowed(o);
+        if (o->windowed) return take_windowed(o);
         o->withdraw();
         return o;
     }
