@@ -20,6 +20,7 @@
 #include <weft/csp/detail/sync_state.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <optional>
 #include <utility>
@@ -46,6 +47,8 @@ private:
 
 template <class T, std::size_t N = 0>
 class channel {
+    static_assert(N < (std::size_t{1} << 31), "channel: capacity must be below 2^31");
+
 public:
     using value_type = T;
     static constexpr std::size_t capacity = N;
@@ -83,6 +86,12 @@ public:
     /// later sends fail with `closed`, buffered values can still be received.
     void close() noexcept {
         closed_ = true;
+        if constexpr (N > 0) {
+            if (detail::first_receiver<T>* f = first_.node) {
+                f->status = errc::closed;
+                wake_first();
+            }
+        }
         // Each commit withdraws the owner's other offers, possibly from
         // these very queues, so pop one at a time.
         while (detail::offer* o = receivers_.pop_front()) o->owner->commit(o->leaf, errc::closed);
@@ -103,10 +112,10 @@ public:
     /// st == ok (delivered or buffered; `v` moved from) or closed.
     bool offer_send(T& v, errc& st) noexcept {
         if constexpr (N > 0) {
-            // Inline fast path: room in the buffer and no receiver to hand to;
+            // Inline fast path: room in the buffer and no offer to hand to;
             // the rest stays out of line so that callers inline cheaply.
-            if (count_ < N && receivers_.empty() && !closed_) {
-                push(std::move(v));
+            if (can_put()) {
+                put(v);
                 return true;
             }
             return offer_send_slow(v, st);
@@ -147,7 +156,8 @@ public:
     }
     /// A receive must wait: nothing buffered, no sender waiting, not closed.
     bool recv_must_wait() const noexcept { return count_ == 0 && senders_.empty() && !closed_; }
-    /// A value can be buffered now (room, no receiver waiting, not closed).
+    /// A value can be buffered now (room, no offer waiting for it, not
+    /// closed). A first receiver, if any, is served by put().
     bool can_put() const noexcept {
         if constexpr (N > 0) return count_ < N && receivers_.empty() && !closed_;
         else return false;
@@ -165,9 +175,15 @@ public:
         } after{this};
         return result<T>{std::in_place, std::move(*ring_.at(head_))};
     }
-    /// Precondition: can_put(). `v` is the sender's own value (its event's).
+    /// Precondition: can_put(). `v` is the sender's own value (its event's):
+    /// to the first receiver if one waits, else into the ring.
     [[gnu::always_inline]] void put(T& v) noexcept {
         if constexpr (N > 0) {
+            if (detail::first_receiver<T>* f = first_.node) {
+                detail::move_fresh(f->slot.raw(), v);
+                wake_first();
+                return;
+            }
             detail::move_fresh(ring_.slot(tail()), v);
             ++count_;
         }
@@ -182,6 +198,44 @@ public:
         return result<T>{std::in_place, std::move(*slot.get())};
     }
 
+    // --- the first receiver (buffered channels) ---
+    //
+    // A direct receive that finds nothing to take, no sender and nobody
+    // else waiting does not queue an offer: the channel records it as its
+    // first receiver (its node and its task), and the next value sent
+    // moves straight into the node's slot while the task is woken. So a
+    // hand-over to a waiting receiver costs a sender an inline test, the
+    // move and the wake: no offer to link and unlink, no completion hook
+    // to call, no call out of line. Receivers that come while a first
+    // receiver waits queue offers behind it, so blocked receivers are
+    // still served in FIFO order.
+
+    /// A direct receive can wait as the first receiver: nothing buffered,
+    /// nobody sending or receiving, not closed.
+    bool can_wait_first() const noexcept {
+        if constexpr (N > 0)
+            return count_ == 0 && senders_.empty() && receivers_.empty() && !first_.node && !closed_;
+        else return false;
+    }
+    /// Precondition: can_wait_first(). The receive's task waits in `f`.
+    void wait_first(detail::first_receiver<T>& f, task_control& c) noexcept {
+        if constexpr (N > 0) {
+            f.status = errc::ok;
+            first_.node = &f;
+            first_.ctl = &c;
+        }
+    }
+    /// The first receiver's wait was aborted (cancel, with_timeout): it is
+    /// no longer waiting here. Returns its task.
+    task_control* forget_first() noexcept {
+        if constexpr (N > 0) {
+            first_.node = nullptr;
+            return first_.ctl;
+        } else {
+            return nullptr;
+        }
+    }
+
 private:
     [[gnu::noinline]] bool offer_send_slow(T& v, errc& st) noexcept { return offer_send_general(v, st); }
     [[gnu::noinline]] bool offer_recv_slow(detail::value_slot<T>& out, errc& st) noexcept {
@@ -189,6 +243,12 @@ private:
     }
     bool offer_send_general(T& v, errc& st) noexcept {
         if (closed_) { st = errc::closed; return true; }
+        if constexpr (N > 0) {
+            if (first_.node) {  // ahead of every queued offer
+                put(v);
+                return true;
+            }
+        }
         if (detail::offer* r = receivers_.take_eligible()) {
             detail::move_fresh(r->value, v);
             r->owner->commit(r->leaf);
@@ -215,6 +275,10 @@ private:
         if (closed_) { st = errc::closed; return true; }
         return false;
     }
+    void wake_first() noexcept {
+        first_.node = nullptr;
+        first_.ctl->wake();
+    }
 
     struct empty_ring {};
     struct ring {
@@ -222,9 +286,14 @@ private:
         T* at(std::size_t i) noexcept { return std::launder(reinterpret_cast<T*>(bytes) + i); }
         void* slot(std::size_t i) noexcept { return bytes + i * sizeof(T); }
     };
-    std::size_t tail() const noexcept {
-        std::size_t t = head_ + count_;
-        return t >= N ? t - N : t;
+    struct no_first {};
+    struct first_state {
+        detail::first_receiver<T>* node = nullptr;  // waiting ahead of every offer
+        task_control* ctl = nullptr;                // its task
+    };
+    std::uint32_t tail() const noexcept {
+        std::uint32_t t = head_ + count_;
+        return t >= N ? t - std::uint32_t(N) : t;
     }
     [[gnu::always_inline]] void push(T&& v) noexcept {
         if constexpr (N > 0) {
@@ -250,15 +319,17 @@ private:
         while (count_ > 0) drop_front();
     }
 
-    // What every send and receive reads comes first, together (56 bytes:
-    // one cache line when the channel is aligned to one).
-    std::size_t count_ = 0;
-    std::size_t head_ = 0;
+    // What every send and receive reads comes first, together (56 bytes
+    // for a buffered channel: one cache line when the channel is aligned
+    // to one; the name, read only to report an error, after the ring).
+    std::uint32_t count_ = 0;
+    std::uint32_t head_ = 0;
     bool closed_ = false;
+    [[no_unique_address]] std::conditional_t<(N > 0), first_state, no_first> first_;
     detail::offer_queue receivers_;
     detail::offer_queue senders_;
-    const char* name_;
     [[no_unique_address]] std::conditional_t<(N > 0), ring, empty_ring> ring_;
+    const char* name_;
 };
 
 }  // namespace weft::csp

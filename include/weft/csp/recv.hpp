@@ -79,22 +79,26 @@ private:
 /// window and no on_cancel, which is most syncs, so it skips the general
 /// protocol's bookkeeping (leaf numbering, live count, rotation). Steps as
 /// in detail/sync_state.hpp: (2) take a value now if there is one; (3)
-/// otherwise leave one offer and park; (4) a sender or close() commits it,
-/// or an abort (cancel, with_timeout, when_any) withdraws it. The common
-/// cases (a buffered value, or nothing to take) are inline tests; the
-/// wait state is built only when the task parks, and a buffered value is
-/// moved straight from the channel into the result.
+/// otherwise wait: as a buffered channel's first receiver if nobody else
+/// waits (channel.hpp), else with one offer; (4) a sender moves its value
+/// into the slot and wakes the task, close() wakes it with `closed`, or an
+/// abort (cancel, with_timeout, when_any) ends the wait. The common cases
+/// are inline tests; an offer is built only when one is needed, and a
+/// buffered value is moved straight from the channel into the result.
 /// Outcome: the value; `closed`; `cancelled` (also if the task was
 /// cancelled before the sync); or the abort's reason. Does not allocate.
 template <class T, std::size_t N>
-class recv_operation {
+class recv_operation : detail::first_receiver<T> {
+    using base = detail::first_receiver<T>;
+
 public:
     explicit recv_operation(channel<T, N>& ch) noexcept : ch_(&ch) {}
     recv_operation(const recv_operation&) = delete;
     recv_operation& operator=(const recv_operation&) = delete;
     ~recv_operation() {
         if constexpr (!std::is_trivially_destructible_v<T>)
-            if (outcome() == errc::ok && how_ != how::ring && how_ != how::taken) slot_.destroy();
+            if (how_ != how::ring && how_ != how::taken && outcome() == errc::ok)
+                this->slot.destroy();  // delivered, never taken
     }
 
     bool await_ready() const noexcept { return false; }
@@ -109,17 +113,24 @@ public:
                 how_ = how::ring;
                 return false;
             }
+            if (ch_->can_wait_first()) {  // (3) ahead of every offer
+                how_ = how::first;
+                this->abort = &on_abort_first;
+                ch_->wait_first(*this, c);
+                c.park(h, this);
+                return true;
+            }
         }
         if (!ch_->recv_must_wait()) {
             errc st = errc::ok;
-            if (ch_->offer_recv(slot_, st)) {  // (2): a waiting sender's value, or closed
+            if (ch_->offer_recv(this->slot, st)) {  // (2): a waiting sender's value, or closed
                 how_ = how::slot;
                 status_ = st;
                 return false;
             }
         }
-        auto* w = ::new (static_cast<void*>(&wait_)) detail::direct_wait(c, slot_.raw());  // (3)
-        how_ = how::parked;
+        auto* w = ::new (static_cast<void*>(&wait_)) detail::direct_wait(c, this->slot.raw());  // (3)
+        how_ = how::offer;
         ch_->wait_recv(w->o);
         c.park(h, w);
         return true;
@@ -132,30 +143,40 @@ public:
         errc st = outcome();
         if (st == errc::ok) {
             how_ = how::taken;
-            return channel<T, N>::take_from(slot_);
+            return channel<T, N>::take_from(this->slot);
         }
         return ch_->make_error(st);
     }
 
 private:
-    enum class how : unsigned char { slot, ring, parked, taken };
+    enum class how : unsigned char { slot, ring, first, offer, taken };
     bool fail(errc why) noexcept {
         how_ = how::slot;
         status_ = why;
         return false;
     }
-    errc outcome() const noexcept { return how_ == how::parked ? wait_.status : status_; }
+    errc outcome() const noexcept {
+        if (how_ == how::first) return this->status;
+        return how_ == how::offer ? wait_.status : status_;
+    }
+    // Cancellation or with_timeout while waiting as the first receiver.
+    static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<recv_operation*>(static_cast<base*>(w));
+        task_control* c = self->ch_->forget_first();
+        self->status = why;
+        c->wake();
+    }
 
-    // What a receive that completes at once touches comes last, next to
-    // the event (which GCC 12 places right after the awaiter in the frame):
-    // the wait state in front of it is written only by a park.
-    union {
-        detail::direct_wait wait_;  // built by a park only
-    };
-    detail::value_slot<T> slot_;
-    channel<T, N>* ch_;
+    // What a receive that completes at once or waits as the first receiver
+    // touches comes first, with the slot (the result, which GCC 12 places
+    // just before the awaiter in the frame, is next to it); the offer,
+    // written only when receivers queue, after.
     how how_;
     errc status_;
+    channel<T, N>* ch_;
+    union {
+        detail::direct_wait wait_;  // built by a park behind other receivers only
+    };
 };
 
 /// The event "receive from ch". Does not allocate.

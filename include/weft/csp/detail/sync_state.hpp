@@ -156,6 +156,17 @@ private:
     }
 };
 
+/// A direct receive that waits on a buffered channel ahead of every queued
+/// offer (channel.hpp, "The first receiver"): the channel keeps a pointer
+/// to it and to its task instead of queueing an offer, and the next value
+/// sent moves straight into `slot`. Lives in the receive's awaiter
+/// (recv_operation), which derives from it.
+template <class T>
+struct first_receiver : weft::detail::wait_node {
+    errc status;         ///< ok (a value is in slot), closed, or an abort's reason
+    value_slot<T> slot;  ///< also the slot of the receive's offer, if it queues one
+};
+
 /// FIFO of offers with a sentinel. Like core's intrusive_list, plus the
 /// iteration a channel needs to skip offers whose window has closed.
 class offer_queue {
