@@ -129,10 +129,10 @@ public:
                 return false;
             }
         }
-        auto* w = ::new (static_cast<void*>(&wait_)) detail::direct_wait(c, this->slot.raw());  // (3)
+        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, this->slot.raw());  // (3)
         how_ = how::offer;
-        ch_->wait_recv(w->o);
-        c.park(h, w);
+        ch_->wait_recv(w.o);
+        c.park(h, &w);
         return true;
     }
     // Inlined: the success path is a move; out of line at -Os it costs a

@@ -95,10 +95,10 @@ public:
             errc st = errc::ok;
             if (ch_->offer_send(*value_, st)) return done(st);  // (2): taken by a receiver, or closed
         }
-        auto* w = ::new (static_cast<void*>(&wait_)) detail::direct_wait(c, value_);  // (3)
+        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, value_);  // (3)
         parked_ = true;
-        ch_->wait_send(w->o);
-        c.park(h, w);
+        ch_->wait_send(w.o);
+        c.park(h, &w);
         return true;
     }
     weft::status await_resume() const noexcept {
