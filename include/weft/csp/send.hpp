@@ -23,7 +23,7 @@ public:
     /// the same outcomes as sync(send(ch, v)) without the choice machinery.
     /// The value stays in this event, which outlives the co_await (a
     /// temporary lives to the end of its full-expression).
-    send_operation<T, N> operator co_await() && noexcept { return send_operation<T, N>{*ch_, value_}; }
+    send_operation<T, N> operator co_await() && noexcept { return send_operation<T, N>{*this}; }
 
     /// Per-sync state; the offer points at the value stored here.
     class operation {
@@ -60,6 +60,7 @@ public:
     };
 
 private:
+    friend class send_operation<T, N>;
     channel<T, N>* ch_;
     T value_;
 };
@@ -73,7 +74,7 @@ private:
 template <class T, std::size_t N>
 class send_operation {
 public:
-    send_operation(channel<T, N>& ch, T& v) noexcept : ch_(&ch), value_(&v) {}
+    explicit send_operation(send_event<T, N>& e) noexcept : ev_(&e) {}
     send_operation(const send_operation&) = delete;
     send_operation& operator=(const send_operation&) = delete;
 
@@ -83,44 +84,46 @@ public:
     template <class P>
     [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
         task_control& c = h.promise().control();
-        parked_ = false;
+        channel<T, N>* ch = ev_->ch_;
+        T& v = ev_->value_;
         if (c.cancel_requested()) return done(errc::cancelled);
         if constexpr (N > 0) {
-            if (ch_->can_put()) {  // (2): buffered
-                ch_->put(*value_);
+            if (ch->can_put()) {  // (2): buffered, or to the first receiver
+                ch->put(v);
                 return done(errc::ok);
             }
         }
-        if (!ch_->send_must_wait()) {
+        if (!ch->send_must_wait()) {
             errc st = errc::ok;
-            if (ch_->offer_send(*value_, st)) return done(st);  // (2): taken by a receiver, or closed
+            if (ch->offer_send(v, st)) return done(st);  // (2): taken by a receiver, or closed
         }
-        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, value_);  // (3)
-        parked_ = true;
-        ch_->wait_send(w.o);
+        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, &v);  // (3)
+        status_ = parked;
+        ch->wait_send(w.o);
         c.park(h, &w);
         return true;
     }
     weft::status await_resume() const noexcept {
-        errc st = parked_ ? wait_.status : status_;
+        errc st = status_ == parked ? wait_.status : status_;
         if (st == errc::ok) return {};
-        return ch_->make_error(st);
+        return ev_->ch_->make_error(st);
     }
 
 private:
+    // Not an error code: the outcome is in the wait state.
+    static constexpr errc parked = errc{0xff};
     bool done(errc st) noexcept {
         status_ = st;
         return false;
     }
 
     // As in recv_operation: the wait state first, written only by a park;
-    // what every send touches last, next to the event holding the value.
+    // what every send touches last, next to the event (which holds the
+    // channel and the value).
     union {
         detail::direct_wait wait_;  // built by a park only
     };
-    channel<T, N>* ch_;
-    T* value_;
-    bool parked_;
+    send_event<T, N>* ev_;
     errc status_;
 };
 
