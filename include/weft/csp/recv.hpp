@@ -88,7 +88,7 @@ private:
 /// Outcome: the value; `closed`; `cancelled` (also if the task was
 /// cancelled before the sync); or the abort's reason. Does not allocate.
 template <class T, std::size_t N>
-class recv_operation : detail::first_receiver<T> {
+class recv_operation : detail::offer_wait_storage, detail::first_receiver<T> {
     using base = detail::first_receiver<T>;
 
 public:
@@ -129,7 +129,7 @@ public:
                 return false;
             }
         }
-        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, this->slot.raw());  // (3)
+        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, this->slot.raw());  // (3)
         how_ = how::offer;
         ch_->wait_recv(w.o);
         c.park(h, &w);
@@ -157,7 +157,7 @@ private:
     }
     errc outcome() const noexcept {
         if (how_ == how::first) return this->status;
-        return how_ == how::offer ? wait_.status : status_;
+        return how_ == how::offer ? this->wait_.status : status_;
     }
     // Cancellation or with_timeout while waiting as the first receiver.
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
@@ -167,16 +167,13 @@ private:
         c->wake();
     }
 
-    // What a receive that completes at once or waits as the first receiver
-    // touches comes first, with the slot (the result, which GCC 12 places
-    // just before the awaiter in the frame, is next to it); the offer,
-    // written only when receivers queue, after.
+    // The offer (a base, so that it comes first), written only when
+    // receivers queue; then what a receive that completes at once or waits
+    // as the first receiver touches: the node and these, next to the event
+    // (which GCC 12 places right after the awaiter in the frame).
     how how_;
     errc status_;
     channel<T, N>* ch_;
-    union {
-        detail::direct_wait wait_;  // built by a park behind other receivers only
-    };
 };
 
 /// The event "receive from ch". Does not allocate.

@@ -172,6 +172,16 @@ struct first_receiver : weft::detail::wait_node {
     value_slot<T> slot;  ///< also the slot of the receive's offer, if it queues one
 };
 
+/// Storage for a direct_wait that is built only when a direct send or
+/// receive waits behind others. A base class, so that a derived awaiter can
+/// put it before the fields it touches every time.
+struct offer_wait_storage {
+    offer_wait_storage() noexcept {}
+    union {
+        direct_wait wait_;
+    };
+};
+
 /// FIFO of offers with a sentinel. Like core's intrusive_list, plus the
 /// iteration a channel needs to skip offers whose window has closed.
 class offer_queue {
