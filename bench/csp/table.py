@@ -6,7 +6,11 @@ Each file (or one file with several invocations appended) holds the JSON
 lines of `bench/run csp`. For each (workload, system) the cell is the
 median over invocations of the per-invocation median, with the p10-p90 of
 those medians; the ratio columns are peer / weft (above 1: weft is faster).
-Lines with "valid": false are reported and left out.
+The last two columns pair each invocation's embassy median with the same
+invocation's weft median (GCC and Clang builds) and give the median of
+those per-invocation ratios with their range: on a shared host the load
+changes between invocations more than within one, so the paired ratio is
+the steadier figure. Lines with "valid": false are reported and left out.
 """
 import json
 import statistics
@@ -26,7 +30,7 @@ def pct(v, q):
 
 
 def main(paths):
-    cells, ops = {}, {}
+    cells, ops, runs = {}, {}, {}
     for p in paths:
         for line in open(p):
             line = line.strip()
@@ -39,12 +43,13 @@ def main(paths):
                 print(f"invalid (checksum): {d['workload']}/{d['system']}", file=sys.stderr)
                 continue
             cells.setdefault((d["workload"], d["system"]), []).append(d["median"])
+            runs.setdefault((d["workload"], d["system"]), []).append(d["median"])
             ops[d["workload"]] = d.get("op", "op")
     n = max((len(v) for v in cells.values()), default=0)
     peers = ["boost_fiber", "std_thread", "embassy"]
     print("| workload (ns per) | " + " | ".join(SYSTEMS) + " | " + " | ".join(f"{p} / weft" for p in peers)
-          + " | embassy / weft_clang |")
-    print("|---" * (len(SYSTEMS) + len(peers) + 2) + "|")
+          + " | embassy / weft_clang | embassy / weft, paired | embassy / weft_clang, paired |")
+    print("|---" * (len(SYSTEMS) + len(peers) + 4) + "|")
     for w in ORDER:
         row, med = [f"{w} ({ops.get(w, 'op')})"], {}
         for s in SYSTEMS:
@@ -56,6 +61,10 @@ def main(paths):
             row.append(f"{med[s]:.1f} ({pct(v, 0.1):.1f}–{pct(v, 0.9):.1f})" if len(v) > 1 else f"{med[s]:.1f}")
         for s, base in [(p, "weft") for p in peers] + [("embassy", "weft_clang")]:
             row.append(f"{med[s] / med[base]:.2f}x" if s in med and base in med else "–")
+        for base in ["weft", "weft_clang"]:
+            e, b = runs.get((w, "embassy"), []), runs.get((w, base), [])
+            r = [x / y for x, y in zip(e, b)]  # invocation i of each: same order in the file
+            row.append(f"{statistics.median(r):.2f}x ({min(r):.2f}–{max(r):.2f})" if r else "–")
         print("| " + " | ".join(row) + " |")
     print(f"\n{n} invocation(s); cells: median of the per-invocation medians (p10–p90 across invocations).")
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Property tests over thousands of seeded random schedules: senders and
 // receivers on rendezvous and buffered channels, with choose, timeouts,
-// windows and cancellation. Checked after each run:
+// windows and cancellation, and plain (direct) receives, which on the
+// buffered channel may wait as its first receiver. Checked after each run:
 //  - every message whose send succeeded is received exactly once;
 //  - no message is received that was not sent (withdrawn offers never deliver);
 //  - per-sender order is kept;
@@ -34,7 +35,7 @@ struct world {
     channel<msg> b{"b"};
     channel<msg, 3> c{"c"};
     std::vector<msg> sent, received;
-    std::vector<msg> by_receiver[3];
+    std::vector<msg> by_receiver[4];
     int window_violations = 0;
     int rnd(int n) { return int(rng() % unsigned(n)); }
 };
@@ -92,6 +93,19 @@ task<> receiver(world& w, executor& ex, int id, int rounds) {
     }
 }
 
+// Plain co_await recv (the direct awaiter), mostly on the buffered channel.
+task<> direct_receiver(world& w, int id, int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+        result<msg> r{errc::cancelled};
+        if (w.rnd(4)) r = co_await recv(w.c);  // if/else, not ?: (see sender)
+        else r = co_await recv(w.a);
+        if (!r) co_return;  // cancelled
+        w.received.push_back(*r);
+        w.by_receiver[id].push_back(*r);
+        if (w.rnd(3) == 0) co_await sleep_for(std::chrono::milliseconds(w.rnd(2)));
+    }
+}
+
 task<> chaos(world& w, std::vector<join_handle<void>*>& victims) {
     for (int i = 0; i < 3; ++i) {
         co_await sleep_for(std::chrono::milliseconds(w.rnd(6)));
@@ -109,6 +123,7 @@ void run_one(unsigned seed) {
     hs.reserve(8);
     for (int i = 0; i < senders; ++i) hs.push_back(std::move(*ex.spawn(sender(w, ex, i, per_sender), priority(w.rnd(3)))));
     for (int i = 0; i < 3; ++i) hs.push_back(std::move(*ex.spawn(receiver(w, ex, i, 12), priority(w.rnd(3)))));
+    hs.push_back(std::move(*ex.spawn(direct_receiver(w, 3, 6), priority(w.rnd(3)))));
     std::vector<join_handle<void>*> victims;
     for (auto& h : hs) victims.push_back(&h);
     auto k = ex.spawn(chaos(w, victims));

@@ -95,6 +95,14 @@ class [[nodiscard]] result {
 public:
     constexpr result(T value) noexcept(std::is_nothrow_move_constructible_v<T>)
         : ok_(true) { ::new (&storage_) T(std::move(value)); }
+    /// The value built in place from `args`: no intermediate T, so a value
+    /// moved in from a buffer is copied once, at its own width (a by-value
+    /// parameter goes through registers, and GCC 12 then reads the result
+    /// back with a wider load than the stores that wrote it, which stalls).
+    template <class... Args>
+    constexpr explicit result(std::in_place_t, Args&&... args) noexcept(
+        std::is_nothrow_constructible_v<T, Args&&...>)
+        : ok_(true) { ::new (&storage_) T(std::forward<Args>(args)...); }
     // By reference: a by-value parameter costs GCC one more 20-byte copy
     // on the failure path of every spawn (last_error() -> parameter ->
     // result).
@@ -141,8 +149,11 @@ public:
     T value_or(T fallback) const& { return ok_ ? value() : fallback; }
 
 private:
-    alignas(T) alignas(error) unsigned char storage_[sizeof(T) > sizeof(error) ? sizeof(T) : sizeof(error)];
+    // The flag first: a success writes it and the value, which are then
+    // next to each other (one cache line, where the error's tail would
+    // otherwise put the flag 40 bytes past a small value).
     bool ok_;
+    alignas(T) alignas(error) unsigned char storage_[sizeof(T) > sizeof(error) ? sizeof(T) : sizeof(error)];
 };
 
 /// Success or an error: result<void>. Not [[nodiscard]] as a type, so that

@@ -140,18 +140,24 @@ public:
     output_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
         : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
         offer_.owner = this;
-        offer_.value = &slot_;
+        offer_.value = slot_.raw();
         complete = &on_commit;
         drv.attach(ex, *this);
         pump();
     }
-    ~output_connection() { (void)disconnect(*drv_); }
+    ~output_connection() {
+        (void)disconnect(*drv_);
+        if (held_) drop();
+    }
 
     /// Stops the transfer; returns the value received from the channel that
     /// the driver has not accepted yet, if any. Idempotent.
     std::optional<T> close() noexcept {
         std::optional<T> held;
-        if (disconnect(*drv_)) held.swap(slot_);
+        if (disconnect(*drv_) && held_) {
+            held.emplace(std::move(*slot_.get()));
+            drop();
+        }
         return held;
     }
 
@@ -161,31 +167,38 @@ private:
         auto* self = static_cast<output_connection*>(s);
         self->waiting_ = false;
         if (self->status != errc::ok) { self->closed_ = true; return; }
+        self->held_ = true;  // the sender moved its value into slot_
         self->pump();
     }
     // Executor thread: write received values while the driver accepts them.
     void pump() noexcept {
         while (!waiting_ && !closed_ && !detached_) {
-            if (slot_) {
+            if (held_) {
                 if (drv_->writable() == 0) return;  // the driver's interrupt resumes us
-                weft::status s = drv_->write(std::move(*slot_));
-                slot_.reset();
+                weft::status s = drv_->write(std::move(*slot_.get()));
+                drop();
                 if (s) ++transferred_; else record(s.err());
                 continue;
             }
             errc st = errc::ok;
             if (ch_->offer_recv(slot_, st)) {
                 if (st != errc::ok) closed_ = true;
+                else held_ = true;
                 continue;
             }
             waiting_ = true;
             ch_->wait_recv(offer_);
         }
     }
+    void drop() noexcept {
+        slot_.destroy();
+        held_ = false;
+    }
 
     channel<T, N>* ch_;
     D* drv_;
-    std::optional<T> slot_;
+    detail::value_slot<T> slot_;  // holds a value while held_
+    bool held_ = false;
     bool closed_ = false;  // the channel was closed
 };
 

@@ -6,7 +6,8 @@
 #include <weft/csp/event.hpp>
 
 #include <coroutine>
-#include <optional>
+#include <new>
+#include <type_traits>
 
 namespace weft::csp {
 
@@ -28,16 +29,20 @@ public:
         using value_type = T;
         explicit operation(recv_event&& e) noexcept : ch_(e.ch_) {}
         operation(operation&& o) noexcept : ch_(o.ch_) {}
+        operation(const operation&) = delete;
+        operation& operator=(const operation&) = delete;
+        ~operation() {
+            if constexpr (!std::is_trivially_destructible_v<T>)
+                if (!taken_ && holds_value()) slot_.destroy();
+        }
 
         void bind(sync_state& s, leaf_index base) noexcept {
             offer_.owner = &s;
             offer_.leaf = base;
-            offer_.value = &slot_;
+            offer_.value = slot_.raw();
             ++s.live;
         }
-        void limit(std::uint64_t latest_ns) noexcept {
-            if (latest_ns < offer_.latest_ns) offer_.latest_ns = latest_ns;
-        }
+        void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
             errc st = errc::ok;
             if (!ch_->offer_recv(slot_, st)) return false;
@@ -47,14 +52,23 @@ public:
         void enqueue(sync_state&) noexcept { ch_->wait_recv(offer_); }
         void withdraw() noexcept { offer_.withdraw(); }
         result<T> take(const sync_state& s) noexcept {
-            if (s.winner == offer_.leaf && s.status == errc::ok) return std::move(*slot_);
+            if (s.winner == offer_.leaf && s.status == errc::ok) {
+                taken_ = true;
+                return channel<T, N>::take_from(slot_);
+            }
             return ch_->make_error(s.status);
         }
 
     private:
+        // The slot holds a value once this leaf committed with ok (by poll
+        // or by a sender), until take() moves it out.
+        bool holds_value() const noexcept {
+            return offer_.owner && offer_.owner->winner == offer_.leaf && offer_.owner->status == errc::ok;
+        }
         channel<T, N>* ch_;
-        std::optional<T> slot_;
-        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
+        detail::value_slot<T> slot_;
+        detail::timed_offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
+        bool taken_ = false;
     };
 
 private:
@@ -63,57 +77,103 @@ private:
 
 /// The awaiter of `co_await recv(ch)`: a sync of one base event with no
 /// window and no on_cancel, which is most syncs, so it skips the general
-/// protocol's bookkeeping (leaf numbering, live count, rotation) and lives
-/// in fewer bytes of the frame. Steps as in detail/sync_state.hpp: (2) poll
-/// the channel; (3) leave one offer and park; (4) a sender or close()
-/// commits it, or an abort (cancel, with_timeout, when_any) withdraws it.
+/// protocol's bookkeeping (leaf numbering, live count, rotation). Steps as
+/// in detail/sync_state.hpp: (2) take a value now if there is one; (3)
+/// otherwise wait: as a buffered channel's first receiver if nobody else
+/// waits (channel.hpp), else with one offer; (4) a sender moves its value
+/// into the slot and wakes the task, close() wakes it with `closed`, or an
+/// abort (cancel, with_timeout, when_any) ends the wait. The common cases
+/// are inline tests; an offer is built only when one is needed, and a
+/// buffered value is moved straight from the channel into the result.
 /// Outcome: the value; `closed`; `cancelled` (also if the task was
 /// cancelled before the sync); or the abort's reason. Does not allocate.
 template <class T, std::size_t N>
-class recv_operation : detail::sync_state {
+class recv_operation : detail::offer_wait_storage, detail::first_receiver<T> {
+    using base = detail::first_receiver<T>;
+
 public:
     explicit recv_operation(channel<T, N>& ch) noexcept : ch_(&ch) {}
     recv_operation(const recv_operation&) = delete;
     recv_operation& operator=(const recv_operation&) = delete;
+    ~recv_operation() {
+        if constexpr (!std::is_trivially_destructible_v<T>)
+            if (how_ != how::ring && how_ != how::taken && outcome() == errc::ok)
+                this->slot.destroy();  // delivered, never taken
+    }
 
     bool await_ready() const noexcept { return false; }
     // Inlined so that the common, non-suspending path costs no call
     // (GCC 12 otherwise keeps it out of line in loops with several awaits).
     template <class P>
     [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
-        ctl = &h.promise().control();
-        if (ctl->cancel_requested()) {
-            status = errc::cancelled;
-            return false;
+        task_control& c = h.promise().control();
+        if (c.cancel_requested()) return fail(errc::cancelled);
+        if constexpr (N > 0) {
+            if (ch_->can_take()) {  // (2), taken in await_resume
+                how_ = how::ring;
+                return false;
+            }
+            if (ch_->can_wait_first()) {  // (3) ahead of every offer
+                how_ = how::first;
+                this->abort = &on_abort_first;
+                ch_->wait_first(*this, c);
+                c.park(h, this);
+                return true;
+            }
         }
-        if (ch_->offer_recv(slot_, status)) return false;  // (2): a value, or closed
-        detail::offer& o = offer_.make(this, &slot_);       // (3)
-        complete = &on_complete;
-        abort = &on_abort;
-        ch_->wait_recv(o);
-        ctl->park(h, this);
+        if (!ch_->recv_must_wait()) {
+            errc st = errc::ok;
+            if (ch_->offer_recv(this->slot, st)) {  // (2): a waiting sender's value, or closed
+                how_ = how::slot;
+                status_ = st;
+                return false;
+            }
+        }
+        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, this->slot.raw());  // (3)
+        how_ = how::offer;
+        ch_->wait_recv(w.o);
+        c.park(h, &w);
         return true;
     }
     // Inlined: the success path is a move; out of line at -Os it costs a
     // call and the result's copy back into the frame (16 instructions).
     [[gnu::always_inline]] result<T> await_resume() noexcept {
-        if (status == errc::ok) return std::move(*slot_);
-        return ch_->make_error(status);
+        if constexpr (N > 0)
+            if (how_ == how::ring) return ch_->take();
+        errc st = outcome();
+        if (st == errc::ok) {
+            how_ = how::taken;
+            return channel<T, N>::take_from(this->slot);
+        }
+        return ch_->make_error(st);
     }
 
 private:
-    // (4) The partner has already unlinked our offer and filled slot_.
-    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
-    static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
-        auto* self = static_cast<recv_operation*>(static_cast<sync_state*>(w));
+    enum class how : unsigned char { slot, ring, first, offer, taken };
+    bool fail(errc why) noexcept {
+        how_ = how::slot;
+        status_ = why;
+        return false;
+    }
+    errc outcome() const noexcept {
+        if (how_ == how::first) return this->status;
+        return how_ == how::offer ? this->wait_.status : status_;
+    }
+    // Cancellation or with_timeout while waiting as the first receiver.
+    static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<recv_operation*>(static_cast<base*>(w));
+        task_control* c = self->ch_->forget_first();
         self->status = why;
-        self->offer_.get().withdraw();  // built: an abort finds the task parked
-        self->ctl->wake();
+        c->wake();
     }
 
+    // The offer (a base, so that it comes first), written only when
+    // receivers queue; then what a receive that completes at once or waits
+    // as the first receiver touches: the node and these, next to the event
+    // (which GCC 12 places right after the awaiter in the frame).
+    how how_;
+    errc status_;
     channel<T, N>* ch_;
-    std::optional<T> slot_;
-    detail::lazy_offer offer_;
 };
 
 /// The event "receive from ch". Does not allocate.

@@ -7,6 +7,7 @@
 #include <weft/csp/event.hpp>
 
 #include <coroutine>
+#include <new>
 #include <utility>
 
 namespace weft::csp {
@@ -22,7 +23,7 @@ public:
     /// the same outcomes as sync(send(ch, v)) without the choice machinery.
     /// The value stays in this event, which outlives the co_await (a
     /// temporary lives to the end of its full-expression).
-    send_operation<T, N> operator co_await() && noexcept { return send_operation<T, N>{*ch_, value_}; }
+    send_operation<T, N> operator co_await() && noexcept { return send_operation<T, N>{*this}; }
 
     /// Per-sync state; the offer points at the value stored here.
     class operation {
@@ -38,9 +39,7 @@ public:
             offer_.value = &value_;
             ++s.live;
         }
-        void limit(std::uint64_t latest_ns) noexcept {
-            if (latest_ns < offer_.latest_ns) offer_.latest_ns = latest_ns;
-        }
+        void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
             errc st = errc::ok;
             if (!ch_->offer_send(value_, st)) return false;
@@ -57,22 +56,25 @@ public:
     private:
         channel<T, N>* ch_;
         T value_;
-        detail::offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
+        detail::timed_offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
     };
 
 private:
+    friend class send_operation<T, N>;
     channel<T, N>* ch_;
     T value_;
 };
 
 /// The awaiter of `co_await send(ch, v)`: like recv_operation (recv.hpp),
-/// one offer and none of the general protocol's bookkeeping. Outcome: ok
-/// (taken by a receiver or buffered), `closed`, `cancelled`, or an abort's
-/// reason; on failure the value is dropped with the event. Does not allocate.
+/// one offer and none of the general protocol's bookkeeping; room in the
+/// buffer, or nobody to hand the value to, are inline tests, and the wait
+/// state is built only when the task parks. Outcome: ok (taken by a
+/// receiver or buffered), `closed`, `cancelled`, or an abort's reason; on
+/// failure the value is dropped with the event. Does not allocate.
 template <class T, std::size_t N>
-class send_operation : detail::sync_state {
+class send_operation {
 public:
-    send_operation(channel<T, N>& ch, T& v) noexcept : ch_(&ch), value_(&v) {}
+    explicit send_operation(send_event<T, N>& e) noexcept : ev_(&e) {}
     send_operation(const send_operation&) = delete;
     send_operation& operator=(const send_operation&) = delete;
 
@@ -81,37 +83,48 @@ public:
     // (GCC 12 otherwise keeps it out of line in loops with several awaits).
     template <class P>
     [[gnu::always_inline]] bool await_suspend(std::coroutine_handle<P> h) noexcept {
-        ctl = &h.promise().control();
-        if (ctl->cancel_requested()) {
-            status = errc::cancelled;
-            return false;
+        task_control& c = h.promise().control();
+        channel<T, N>* ch = ev_->ch_;
+        T& v = ev_->value_;
+        if (c.cancel_requested()) return done(errc::cancelled);
+        if constexpr (N > 0) {
+            if (ch->can_put()) {  // (2): buffered, or to the first receiver
+                ch->put(v);
+                return done(errc::ok);
+            }
         }
-        if (ch_->offer_send(*value_, status)) return false;  // (2): taken, buffered, or closed
-        detail::offer& o = offer_.make(this, value_);         // (3)
-        complete = &on_complete;
-        abort = &on_abort;
-        ch_->wait_send(o);
-        ctl->park(h, this);
+        if (!ch->send_must_wait()) {
+            errc st = errc::ok;
+            if (ch->offer_send(v, st)) return done(st);  // (2): taken by a receiver, or closed
+        }
+        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, &v);  // (3)
+        status_ = parked;
+        ch->wait_send(w.o);
+        c.park(h, &w);
         return true;
     }
     weft::status await_resume() const noexcept {
-        if (status == errc::ok) return {};
-        return ch_->make_error(status);
+        errc st = status_ == parked ? wait_.status : status_;
+        if (st == errc::ok) return {};
+        return ev_->ch_->make_error(st);
     }
 
 private:
-    // (4) The partner has already unlinked our offer and taken the value.
-    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
-    static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
-        auto* self = static_cast<send_operation*>(static_cast<sync_state*>(w));
-        self->status = why;
-        self->offer_.get().withdraw();  // built: an abort finds the task parked
-        self->ctl->wake();
+    // Not an error code: the outcome is in the wait state.
+    static constexpr errc parked = errc{0xff};
+    bool done(errc st) noexcept {
+        status_ = st;
+        return false;
     }
 
-    channel<T, N>* ch_;
-    T* value_;
-    detail::lazy_offer offer_;
+    // As in recv_operation: the wait state first, written only by a park;
+    // what every send touches last, next to the event (which holds the
+    // channel and the value).
+    union {
+        detail::direct_wait wait_;  // built by a park only
+    };
+    send_event<T, N>* ev_;
+    errc status_;
 };
 
 /// The event "send v on ch". Does not allocate; v is stored in the event.

@@ -33,14 +33,23 @@ inline constexpr std::uint64_t no_time = ~std::uint64_t{0};
 /// One synchronisation in progress. The root awaiter (or a driver
 /// connection) derives from it.
 struct sync_state : weft::detail::wait_node {
+    sync_state() noexcept
+        : complete(nullptr), ctl(nullptr), winner(no_leaf), cancel_leaf(no_leaf), live(0), status(errc::ok) {}
+    /// For a direct send or receive (direct_wait): only what a commit or an
+    /// abort reads is set; `winner` and `status` are written before either
+    /// is read (mark, on_abort), and the choice fields are never read.
+    sync_state(void (*on_abort)(wait_node*, errc) noexcept, void (*on_complete)(sync_state*) noexcept,
+               task_control* c) noexcept
+        : wait_node{on_abort}, complete(on_complete), ctl(c) {}
+
     /// (4) Called after a partner committed a leaf of this sync: withdraws
     /// the other offers and completes the owner.
-    void (*complete)(sync_state* self) noexcept = nullptr;
-    task_control* ctl = nullptr;  ///< waiting task; nullptr for connections
-    leaf_index winner = no_leaf;  ///< committed leaf
-    leaf_index cancel_leaf = no_leaf;
-    leaf_index live = 0;          ///< leaves that may still commit (windows)
-    errc status = errc::ok;       ///< outcome of the committed leaf / of the sync
+    void (*complete)(sync_state* self) noexcept;
+    task_control* ctl;    ///< waiting task; nullptr for connections
+    leaf_index winner;    ///< committed leaf
+    leaf_index cancel_leaf;
+    leaf_index live;      ///< leaves that may still commit (windows)
+    errc status;          ///< outcome of the committed leaf / of the sync
 
     bool committed() const noexcept { return winner != no_leaf; }
     /// (2) Marks `leaf` as the winner during the owner's own poll.
@@ -73,15 +82,13 @@ struct offer_link {
 /// *value" or "this task receives into *value".
 struct offer : offer_link {
     sync_state* owner = nullptr;
-    void* value = nullptr;              ///< T* (send) or std::optional<T>* (recv)
-    std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
+    void* value = nullptr;  ///< T* (send) or value_slot<T>* (recv)
     leaf_index leaf = 0;
+    bool windowed = false;  ///< a timed_offer whose window partners check
 
     /// False if the offer's window has closed (the timer that withdraws it
     /// has not run yet): a partner must not match it.
-    bool eligible() const noexcept {
-        return latest_ns == no_time || to_ns(owner->now()) < latest_ns;
-    }
+    inline bool eligible() const noexcept;
     bool linked() const noexcept { return prev != nullptr; }
     /// Unlinks the offer; a no-op if it is not queued.
     void withdraw() noexcept {
@@ -92,27 +99,86 @@ struct offer : offer_link {
     }
 };
 
-/// Storage for an offer that is built only when the sync parks: most
-/// direct sends and receives complete at once, and then the six stores of
-/// an offer's initialisation are wasted. Read `get()` only after `make()`.
-class lazy_offer {
-public:
-    lazy_offer() noexcept {}
-    /// Default-initialised (the member initialisers, field by field), then
-    /// filled: `offer{}` zero-fills the whole object first, which GCC
-    /// compiles to a memset call at -Os (newlib's costs ~44 instructions
-    /// for these 32 bytes, more than the rest of a park).
-    offer& make(sync_state* owner, void* value) noexcept {
-        offer* o = ::new (static_cast<void*>(&o_)) offer;
-        o->owner = owner;
-        o->value = value;
-        return *o;
+/// The offer of a leaf inside a window (window.hpp): the window's end
+/// travels with it. Only the general sync's leaves can be windowed, so the
+/// direct send and receive do without these 8 bytes.
+struct timed_offer : offer {
+    std::uint64_t latest_ns = no_time;  ///< window end; partners skip late offers
+    /// Narrows the window to end at `t` at the latest.
+    void limit(std::uint64_t t) noexcept {
+        windowed = true;
+        if (t < latest_ns) latest_ns = t;
     }
-    offer& get() noexcept { return o_; }
+};
+
+inline bool offer::eligible() const noexcept {
+    return !windowed || to_ns(owner->now()) < static_cast<const timed_offer*>(this)->latest_ns;
+}
+
+/// Storage for one T that its owner constructs and destroys (a receive's
+/// slot: a partner moves the value in; whether it holds one is known from
+/// the sync's outcome, so no flag of its own).
+template <class T>
+class value_slot {
+public:
+    value_slot() noexcept {}
+    void* raw() noexcept { return bytes_; }
+    T* get() noexcept { return std::launder(reinterpret_cast<T*>(bytes_)); }
+    void destroy() noexcept { get()->~T(); }
 
 private:
+    alignas(T) unsigned char bytes_[sizeof(T)];
+};
+
+/// What a direct send or receive (send_operation, recv_operation) needs
+/// only while its task waits: the sync's completion hooks and the one
+/// offer. Built by park(), so that a send or receive that completes at once
+/// (most of them) writes none of it.
+struct direct_wait : sync_state {
+    direct_wait(task_control& c, void* value) noexcept : sync_state(&on_abort, &on_complete, &c) {
+        o.owner = this;
+        o.value = value;
+    }
+    /// (3) Builds the state in `storage` with the offer of `value` (the sent
+    /// value, or the receive's slot); the caller queues the offer and parks
+    /// the task on the result. Out of line: inlined, GCC 12 loads the two
+    /// hooks' addresses at the entry of every resume of the coroutine
+    /// (five instructions), although few sends or receives wait this way.
+    [[gnu::noinline]] static direct_wait& build(void* storage, task_control& c, void* value) noexcept {
+        return *::new (storage) direct_wait(c, value);
+    }
+    offer o;
+
+private:
+    // (4) The partner has already unlinked the offer and moved the value.
+    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
+    // Cancellation or with_timeout: the task is parked, so the offer is queued.
+    static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<direct_wait*>(static_cast<sync_state*>(w));
+        self->status = why;
+        self->o.withdraw();
+        self->ctl->wake();
+    }
+};
+
+/// A direct receive that waits on a buffered channel ahead of every queued
+/// offer (channel.hpp, "The first receiver"): the channel keeps a pointer
+/// to it and to its task instead of queueing an offer, and the next value
+/// sent moves straight into `slot`. Lives in the receive's awaiter
+/// (recv_operation), which derives from it.
+template <class T>
+struct first_receiver : weft::detail::wait_node {
+    errc status;         ///< ok (a value is in slot), closed, or an abort's reason
+    value_slot<T> slot;  ///< also the slot of the receive's offer, if it queues one
+};
+
+/// Storage for a direct_wait that is built only when a direct send or
+/// receive waits behind others. A base class, so that a derived awaiter can
+/// put it before the fields it touches every time.
+struct offer_wait_storage {
+    offer_wait_storage() noexcept {}
     union {
-        offer o_;
+        direct_wait wait_;
     };
 };
 
@@ -138,7 +204,7 @@ public:
         // the scan for a still-open window stays out of line.
         if (empty()) return nullptr;
         offer* o = first();
-        if (o->latest_ns != no_time) return take_windowed(o);
+        if (o->windowed) return take_windowed(o);
         o->withdraw();
         return o;
     }
