@@ -72,7 +72,7 @@ private:
 /// receiver or buffered), `closed`, `cancelled`, or an abort's reason; on
 /// failure the value is dropped with the event. Does not allocate.
 template <class T, std::size_t N>
-class send_operation {
+class send_operation : detail::offer_wait_storage {
 public:
     explicit send_operation(send_event<T, N>& e) noexcept : ev_(&e) {}
     send_operation(const send_operation&) = delete;
@@ -97,14 +97,14 @@ public:
             errc st = errc::ok;
             if (ch->offer_send(v, st)) return done(st);  // (2): taken by a receiver, or closed
         }
-        detail::direct_wait& w = detail::direct_wait::build(&wait_, c, &v);  // (3)
+        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, &v);  // (3)
         status_ = parked;
         ch->wait_send(w.o);
         c.park(h, &w);
         return true;
     }
     weft::status await_resume() const noexcept {
-        errc st = status_ == parked ? wait_.status : status_;
+        errc st = status_ == parked ? this->wait_.status : status_;
         if (st == errc::ok) return {};
         return ev_->ch_->make_error(st);
     }
@@ -117,12 +117,9 @@ private:
         return false;
     }
 
-    // As in recv_operation: the wait state first, written only by a park;
-    // what every send touches last, next to the event (which holds the
-    // channel and the value).
-    union {
-        detail::direct_wait wait_;  // built by a park only
-    };
+    // As in recv_operation: the offer storage (a base) first, written only
+    // by a park; what every send touches last, next to the event (which
+    // holds the channel and the value).
     send_event<T, N>* ev_;
     errc status_;
 };

@@ -131,9 +131,10 @@ private:
 };
 
 /// What a direct send or receive (send_operation, recv_operation) needs
-/// only while its task waits: the sync's completion hooks and the one
-/// offer. Built by park(), so that a send or receive that completes at once
-/// (most of them) writes none of it.
+/// while its task waits in a channel's offer queue: the sync's completion
+/// hooks and the one offer. Built (by build()) only then, so that a send or
+/// receive that completes at once, or waits as a first receiver, writes
+/// none of it.
 struct direct_wait : sync_state {
     direct_wait(task_control& c, void* value) noexcept : sync_state(&on_abort, &on_complete, &c) {
         o.owner = this;
