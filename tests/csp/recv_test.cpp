@@ -30,6 +30,8 @@ TEST(recv_operation, cancelled_while_blocked_withdraws_its_offer) {
     EXPECT_EQ(ch.try_send(1).code(), errc::full);  // nobody receives any more
 }
 
+// A lone receiver on a buffered channel waits as its first receiver: this
+// is also the close path of that wait.
 TEST(recv_operation, close_wakes_a_blocked_receiver_with_closed) {
     executor ex{test::virtual_clock()};
     channel<int, 2> ch{"ch"};
@@ -41,7 +43,7 @@ TEST(recv_operation, close_wakes_a_blocked_receiver_with_closed) {
         ch.close();
     };
     auto c = ex.spawn(closer());
-    ex.run();
+    EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(code, errc::closed);
 }
 
@@ -123,21 +125,6 @@ TEST(recv_operation, a_value_handed_to_the_first_receiver_is_not_buffered) {
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(other, errc::empty);
     EXPECT_EQ(got, 5);
-}
-
-TEST(recv_operation, close_ends_the_first_receivers_wait_with_closed) {
-    executor ex{test::virtual_clock()};
-    channel<int, 2> ch{"ch"};
-    errc code = errc::ok;
-    auto worker = [&]() -> task<> { code = (co_await recv(ch)).code(); };
-    auto w = ex.spawn(worker());
-    auto closer = [&]() -> task<> {
-        co_await weft::sleep_for(1ms);
-        ch.close();
-    };
-    auto c = ex.spawn(closer());
-    EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(code, errc::closed);
 }
 
 TEST(recv_operation, a_cancelled_first_receiver_leaves_the_channel_to_others) {
