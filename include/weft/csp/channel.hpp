@@ -198,8 +198,7 @@ public:
                 wake_first();
                 return;
             }
-            detail::move_fresh(ring_.slot(tail()), v);
-            ++count_;
+            push(v);
         }
     }
     /// The value a receive got in `slot` (by offer_recv or from a sender),
@@ -268,7 +267,7 @@ private:
             r->owner->commit(r->leaf);
             return true;
         }
-        if (count_ < N) { push(std::move(v)); return true; }
+        if (count_ < N) { push(v); return true; }
         return false;
     }
     bool offer_recv_general(detail::value_slot<T>& out, errc& st) noexcept {
@@ -276,7 +275,7 @@ private:
             pop_into(out);
             // Room freed: the oldest waiting sender's value moves in.
             if (detail::offer* s = senders_.take_eligible()) {
-                push(std::move(*static_cast<T*>(s->value)));
+                push(*static_cast<T*>(s->value));
                 s->owner->commit(s->leaf);
             }
             return true;
@@ -309,9 +308,10 @@ private:
         std::uint32_t t = head_ + count_;
         return t >= N ? t - std::uint32_t(N) : t;
     }
-    [[gnu::always_inline]] void push(T&& v) noexcept {
+    // Moves a sender's value (moved from) to the back of the ring.
+    [[gnu::always_inline]] void push(T& v) noexcept {
         if constexpr (N > 0) {
-            ::new (ring_.slot(tail())) T(std::move(v));
+            detail::move_fresh(ring_.slot(tail()), v);
             ++count_;
         }
     }
