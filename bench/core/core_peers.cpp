@@ -2,11 +2,15 @@
 // bench/run core — the peers, on the same workloads as core_bench.cpp:
 // std_thread (mutex + condition variable), boost_context (callcc
 // continuations), boost_coroutine2 (pull_type). Built with exceptions on,
-// as these libraries expect.
+// as these libraries expect. And `bare_coroutine`: the same switches as
+// plain C++20 coroutines with no scheduler, no pool and no bookkeeping,
+// i.e. what the compiler's coroutine lowering alone costs, the floor
+// under any stackless runtime built with this compiler.
 #include <boost/context/continuation.hpp>
 #include <boost/coroutine2/coroutine.hpp>
 
 #include <condition_variable>
+#include <coroutine>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +20,54 @@
 namespace ctx = boost::context;
 namespace {
 constexpr const char* suite = "core";
+
+// --- bare_coroutine: a switch is one resume, nothing else -----------------
+// The frames come from operator new (outside the timed loop); the loop
+// bodies are those of core_bench.cpp's yielder and counter.
+struct bare_task {
+    struct promise_type {
+        std::coroutine_handle<> other;  // whom a switch resumes
+        bare_task get_return_object() noexcept {
+            return {std::coroutine_handle<promise_type>::from_promise(*this)};
+        }
+        std::suspend_always initial_suspend() noexcept { return {}; }
+        std::suspend_always final_suspend() noexcept { return {}; }
+        void return_void() noexcept {}
+        void unhandled_exception() noexcept { std::abort(); }
+    };
+    std::coroutine_handle<promise_type> h;
+};
+struct switch_to_other {
+    bool await_ready() const noexcept { return false; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<bare_task::promise_type> h) noexcept {
+        return h.promise().other;  // symmetric transfer
+    }
+    void await_resume() const noexcept {}
+};
+bare_task bare_yielder(long n) {
+    for (long i = 0; i < n; ++i) co_await switch_to_other{};
+}
+
+struct bare_generator {
+    struct promise_type {
+        long value = 0;
+        bare_generator get_return_object() noexcept {
+            return {std::coroutine_handle<promise_type>::from_promise(*this)};
+        }
+        std::suspend_always initial_suspend() noexcept { return {}; }
+        std::suspend_always final_suspend() noexcept { return {}; }
+        std::suspend_always yield_value(long v) noexcept {
+            value = v;
+            return {};
+        }
+        void return_void() noexcept {}
+        void unhandled_exception() noexcept { std::abort(); }
+    };
+    std::coroutine_handle<promise_type> h;
+};
+bare_generator bare_counter(long n) {
+    for (long i = 0; i < n; ++i) co_yield i;
+}
 
 void yield_roundtrip(const bench::options& o) {
     {
@@ -56,6 +108,18 @@ void yield_roundtrip(const bench::options& o) {
             if (count < n / 2) std::abort();
         });
     }
+    {
+        const long n = 2'000'000;  // switches per task, as core_bench's yielders
+        bench::measure(suite, "yield_roundtrip", "bare_coroutine", o.runs(15), 2 * n, [&] {
+            bare_task a = bare_yielder(n), b = bare_yielder(n);
+            a.h.promise().other = b.h;
+            b.h.promise().other = a.h;
+            a.h.resume();  // returns when a reaches its final suspend
+            if (!a.h.done()) std::abort();
+            a.h.destroy();
+            b.h.destroy();
+        });
+    }
 }
 
 void generator_1m(const bench::options& o) {
@@ -68,6 +132,17 @@ void generator_1m(const bench::options& o) {
         });
         long s = 0;
         for (long v : gen) s += v;
+        sink = s;
+    });
+    bench::measure(suite, "generator_1m", "bare_coroutine", o.runs(25), n, [&] {
+        bare_generator gen = bare_counter(n);
+        long s = 0;
+        for (;;) {
+            gen.h.resume();
+            if (gen.h.done()) break;
+            s += gen.h.promise().value;
+        }
+        gen.h.destroy();
         sink = s;
     });
     (void)sink;
