@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Property tests over thousands of seeded random schedules: senders and
 // receivers on rendezvous and buffered channels, with choose, timeouts,
-// windows and cancellation, and plain (direct) receives, which on the
-// buffered channel may wait as its first receiver. Checked after each run:
+// windows and cancellation, and plain (direct) sends and receives, which
+// may wait as a channel's first sender (rendezvous) or first receiver.
+// Checked after each run:
 //  - every message whose send succeeded is received exactly once;
 //  - no message is received that was not sent (withdrawn offers never deliver);
 //  - per-sender order is kept;

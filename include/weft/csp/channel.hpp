@@ -75,7 +75,7 @@ public:
 
     const char* name() const noexcept { return name_; }
     /// Values buffered now (always 0 for a rendezvous channel).
-    std::size_t size() const noexcept { return count_; }
+    std::size_t size() const noexcept { return n_.count; }
     bool closed() const noexcept { return closed_; }
 
     /// Sends without waiting: hands `v` to a waiting receiver, or buffers it.
@@ -100,10 +100,14 @@ public:
     /// later sends fail with `closed`, buffered values can still be received.
     void close() noexcept {
         closed_ = true;
-        if constexpr (N > 0) {
-            if (detail::first_receiver<T>* f = first_.node) {
+        if (detail::first_receiver<T>* f = first_.node) {
+            f->status = errc::closed;
+            wake_first();
+        }
+        if constexpr (N == 0) {
+            if (detail::first_sender<T>* f = first_.sender) {
                 f->status = errc::closed;
-                wake_first();
+                wake_first_sender();
             }
         }
         // Each commit withdraws the owner's other offers, possibly from
@@ -124,7 +128,7 @@ public:
 
     /// Tries to complete a send of `v` now. True if the attempt is over:
     /// st == ok (delivered or buffered; `v` moved from) or closed.
-    bool offer_send(T& v, errc& st) noexcept {
+    [[gnu::always_inline]] bool offer_send(T& v, errc& st) noexcept {
         if constexpr (N > 0) {
             // Inline fast path: room in the buffer and no offer to hand to;
             // the rest stays out of line so that callers inline cheaply.
@@ -134,13 +138,17 @@ public:
             }
             return offer_send_slow(v, st);
         } else {
-            return offer_send_general(v, st);  // a rendezvous always matches offers
+            if (can_put()) {  // the first receiver
+                put(v);
+                return true;
+            }
+            return offer_send_slow(v, st);
         }
     }
     /// Tries to complete a receive now: constructs the value in `out`. True
     /// if over: st == ok (a T now lives in `out`; the caller destroys it) or
     /// closed (nothing buffered, channel closed).
-    bool offer_recv(detail::value_slot<T>& out, errc& st) noexcept {
+    [[gnu::always_inline]] bool offer_recv(detail::value_slot<T>& out, errc& st) noexcept {
         if constexpr (N > 0) {
             // Inline fast path: a buffered value and no blocked sender to move in.
             if (can_take()) {
@@ -149,7 +157,11 @@ public:
             }
             return offer_recv_slow(out, st);
         } else {
-            return offer_recv_general(out, st);
+            if (first_.sender) {  // the value of a send waiting ahead of every offer
+                take_first_sender(out.raw());
+                return true;
+            }
+            return offer_recv_slow(out, st);
         }
     }
     void wait_send(detail::offer& o) noexcept { senders_.push_back(o); }
@@ -164,20 +176,25 @@ public:
 
     /// A buffered value can be taken now (and no blocked sender must move
     /// into the room it frees). Always false for a rendezvous.
-    bool can_take() const noexcept {
-        if constexpr (N > 0) return count_ > 0 && senders_.empty();
+    [[gnu::always_inline]] bool can_take() const noexcept {
+        if constexpr (N > 0) return n_.count > 0 && !senders_wait();
         else return false;
     }
     /// A receive must wait: nothing buffered, no sender waiting, not closed.
-    bool recv_must_wait() const noexcept { return count_ == 0 && senders_.empty() && !closed_; }
-    /// A value can be buffered now (room, no offer waiting for it, not
-    /// closed). A first receiver, if any, is served by put().
-    bool can_put() const noexcept {
-        if constexpr (N > 0) return count_ < N && receivers_.empty() && !closed_;
-        else return false;
+    [[gnu::always_inline]] bool recv_must_wait() const noexcept { return n_.count == 0 && !senders_wait() && !closed_; }
+    /// A value can be put now: buffered (room, no offer waiting for it, not
+    /// closed; a first receiver, if any, is served by put()), or, on a
+    /// rendezvous, handed to the first receiver (which implies not closed:
+    /// close() wakes it).
+    [[gnu::always_inline]] bool can_put() const noexcept {
+        if constexpr (N > 0) return n_.count < N && receivers_.empty() && !closed_;
+        else return first_.node != nullptr;
     }
-    /// A send must wait: no receiver waiting, no room, not closed.
-    bool send_must_wait() const noexcept { return count_ == N && receivers_.empty() && !closed_; }
+    /// A send must wait: no receiver waiting, no room, not closed. (A first
+    /// receiver implies room on a buffered channel: the ring is empty.)
+    [[gnu::always_inline]] bool send_must_wait() const noexcept {
+        return n_.count == N && receivers_.empty() && !closed_ && (N > 0 || !first_.node);
+    }
     /// Precondition: can_take(). The oldest value, moved straight into the
     /// result (no intermediate copy: the caller usually reads it at once,
     /// and a copy through a differently sized temporary stalls the load).
@@ -187,19 +204,17 @@ public:
             channel* c;
             ~advance() { c->drop_front(); }
         } after{this};
-        return result<T>{std::in_place, std::move(*ring_.at(head_))};
+        return result<T>{std::in_place, std::move(*ring_.at(n_.head))};
     }
     /// Precondition: can_put(). `v` is the sender's own value (its event's):
     /// to the first receiver if one waits, else into the ring.
     [[gnu::always_inline]] void put(T& v) noexcept {
-        if constexpr (N > 0) {
-            if (detail::first_receiver<T>* f = first_.node) {
-                detail::move_fresh(f->slot.raw(), v);
-                wake_first();
-                return;
-            }
-            push(v);
+        if (detail::first_receiver<T>* f = first_.node) {
+            detail::move_fresh(f->slot.raw(), v);
+            wake_first();
+            return;
         }
+        push(v);
     }
     /// The value a receive got in `slot` (by offer_recv or from a sender),
     /// as a result; destroys the slot's value.
@@ -211,7 +226,7 @@ public:
         return result<T>{std::in_place, std::move(*slot.get())};
     }
 
-    // --- the first receiver (buffered channels) ---
+    // --- the first receiver and the first sender ---
     //
     // A direct receive that finds nothing to take, no sender and nobody
     // else waiting does not queue an offer: the channel records it as its
@@ -221,33 +236,51 @@ public:
     // move and the wake: no offer to link and unlink, no completion hook
     // to call, no call out of line. Receivers that come while a first
     // receiver waits queue offers behind it, so blocked receivers are
-    // still served in FIFO order.
+    // still served in FIFO order. On a rendezvous, a direct send that
+    // must wait while nobody else does is the mirror image: the channel
+    // records it, its value's address and its task as the first sender,
+    // and the next receive moves the value out and wakes it; later senders
+    // queue behind it. Two tasks taking turns on a rendezvous (ping-pong,
+    // a ring) meet both ways: whichever arrives second finds the other
+    // recorded. At most one of the two waits at a time. (A buffered
+    // channel has no first sender: its senders wait only while the ring is
+    // full, and testing for one would cost every receive.)
 
     /// A direct receive can wait as the first receiver: nothing buffered,
     /// nobody sending or receiving, not closed.
-    bool can_wait_first() const noexcept {
-        if constexpr (N > 0)
-            return count_ == 0 && senders_.empty() && receivers_.empty() && !first_.node && !closed_;
+    [[gnu::always_inline]] bool can_wait_first() const noexcept {
+        return n_.count == 0 && !senders_wait() && receivers_.empty() && !first_.node && !closed_;
+    }
+    /// Given send_must_wait(): a direct send can wait as the first sender
+    /// (no other sender waits).
+    [[gnu::always_inline]] bool can_wait_first_send() const noexcept {
+        if constexpr (N == 0) return !senders_wait();
         else return false;
     }
-    /// Precondition: can_wait_first(). The receive's task waits in `f`.
-    void wait_first(detail::first_receiver<T>& f, task_control& c) noexcept {
-        if constexpr (N > 0) {
+    /// Precondition: send_must_wait() and can_wait_first_send(). The send's task waits in `f`;
+    /// `v` (its event's value) stays where it is until a receive moves it.
+    [[gnu::always_inline]] void wait_first_send(detail::first_sender<T>& f, T& v, task_control& c) noexcept {
+        if constexpr (N == 0) {
             f.status = errc::ok;
-            first_.node = &f;
-            first_.ctl = &c;
+            f.ctl = &c;
+            f.value = &v;
+            first_.sender = &f;
         }
+    }
+    /// The first sender's wait was aborted: it no longer waits here; its
+    /// value stays with it.
+    void forget_first_sender() noexcept {
+        if constexpr (N == 0) first_.sender = nullptr;
+    }
+    /// Precondition: can_wait_first(). The receive's task waits in `f`.
+    [[gnu::always_inline]] void wait_first(detail::first_receiver<T>& f, task_control& c) noexcept {
+        f.status = errc::ok;
+        f.ctl = &c;
+        first_.node = &f;
     }
     /// The first receiver's wait was aborted (cancel, with_timeout): it is
-    /// no longer waiting here. Returns its task.
-    task_control* forget_first() noexcept {
-        if constexpr (N > 0) {
-            first_.node = nullptr;
-            return first_.ctl;
-        } else {
-            return nullptr;
-        }
-    }
+    /// no longer waiting here.
+    void forget_first() noexcept { first_.node = nullptr; }
 
 private:
     [[gnu::noinline]] bool offer_send_slow(T& v, errc& st) noexcept { return offer_send_general(v, st); }
@@ -256,22 +289,20 @@ private:
     }
     bool offer_send_general(T& v, errc& st) noexcept {
         if (closed_) { st = errc::closed; return true; }
-        if constexpr (N > 0) {
-            if (first_.node) {  // ahead of every queued offer
-                put(v);
-                return true;
-            }
+        if (first_.node) {  // ahead of every queued offer
+            put(v);
+            return true;
         }
         if (detail::offer* r = receivers_.take_eligible()) {
             detail::move_fresh(r->value, v);
             r->owner->commit(r->leaf);
             return true;
         }
-        if (count_ < N) { push(v); return true; }
+        if (n_.count < N) { push(v); return true; }
         return false;
     }
     bool offer_recv_general(detail::value_slot<T>& out, errc& st) noexcept {
-        if (count_ > 0) {
+        if (n_.count > 0) {
             pop_into(out);
             // Room freed: the oldest waiting sender's value moves in.
             if (detail::offer* s = senders_.take_eligible()) {
@@ -279,6 +310,12 @@ private:
                 s->owner->commit(s->leaf);
             }
             return true;
+        }
+        if constexpr (N == 0) {
+            if (first_.sender) {  // ahead of every queued offer
+                take_first_sender(out.raw());
+                return true;
+            }
         }
         if (detail::offer* s = senders_.take_eligible()) {
             ::new (out.raw()) T(std::move(*static_cast<T*>(s->value)));
@@ -289,57 +326,88 @@ private:
         return false;
     }
     void wake_first() noexcept {
+        detail::first_receiver<T>* f = first_.node;
         first_.node = nullptr;
-        first_.ctl->wake();
+        f->ctl->wake();
+    }
+    // A sender waits: the first sender or a queued offer.
+    [[gnu::always_inline]] bool senders_wait() const noexcept {
+        if constexpr (N == 0) return first_.sender || !senders_.empty();
+        else return !senders_.empty();
+    }
+    // Moves the first sender's value into raw storage at `to`; its send is
+    // over (status ok).
+    void take_first_sender(void* to) noexcept {
+        if constexpr (N == 0) {
+            detail::move_fresh(to, *first_.sender->value);
+            wake_first_sender();
+        }
+    }
+    void wake_first_sender() noexcept {
+        if constexpr (N == 0) {
+            detail::first_sender<T>* f = first_.sender;
+            first_.sender = nullptr;
+            f->ctl->wake();
+        }
     }
 
+    // A rendezvous buffers nothing: its count and head are constants, so
+    // its hot fields fit one cache line on the host.
+    struct ring_counts {
+        std::uint32_t count = 0;
+        std::uint32_t head = 0;  // index of the oldest value
+    };
+    struct no_counts {
+        static constexpr std::uint32_t count = 0, head = 0;
+    };
     struct empty_ring {};
     struct ring {
         alignas(T) unsigned char bytes[sizeof(T) * (N ? N : 1)];
         T* at(std::size_t i) noexcept { return std::launder(reinterpret_cast<T*>(bytes) + i); }
         void* slot(std::size_t i) noexcept { return bytes + i * sizeof(T); }
     };
-    struct no_first {};
-    struct first_state {
-        detail::first_receiver<T>* node = nullptr;  // waiting ahead of every offer
-        task_control* ctl = nullptr;                // its task
+    struct first_receiver_state {
+        detail::first_receiver<T>* node = nullptr;  // a receive waiting ahead of every offer
+    };
+    struct first_state : first_receiver_state {
+        detail::first_sender<T>* sender = nullptr;  // or a send (rendezvous only)
     };
     std::uint32_t tail() const noexcept {
-        std::uint32_t t = head_ + count_;
+        std::uint32_t t = n_.head + n_.count;
         return t >= N ? t - std::uint32_t(N) : t;
     }
     // Moves a sender's value (moved from) to the back of the ring.
     [[gnu::always_inline]] void push(T& v) noexcept {
         if constexpr (N > 0) {
             detail::move_fresh(ring_.slot(tail()), v);
-            ++count_;
+            ++n_.count;
         }
     }
     // Moves the oldest value straight into `out` (no temporary T).
     void pop_into(detail::value_slot<T>& out) noexcept {
         if constexpr (N > 0) {
-            ::new (out.raw()) T(std::move(*ring_.at(head_)));
+            ::new (out.raw()) T(std::move(*ring_.at(n_.head)));
             drop_front();
         }
     }
     [[gnu::always_inline]] void drop_front() noexcept {
         if constexpr (N > 0) {
-            ring_.at(head_)->~T();
-            if (++head_ == N) head_ = 0;
-            --count_;
+            ring_.at(n_.head)->~T();
+            if (++n_.head == N) n_.head = 0;
+            --n_.count;
         }
     }
     void clear() noexcept {
-        while (count_ > 0) drop_front();
+        while (n_.count > 0) drop_front();
     }
 
-    // What every send and receive reads comes first, together (56 bytes
-    // for a buffered channel: one cache line when the channel is aligned
-    // to one; the name, read only to report an error, after the ring).
-    std::uint32_t count_ = 0;
-    std::uint32_t head_ = 0;
+    // What every send and receive reads comes first, together (56 bytes on
+    // a 64-bit host, buffered or not: one cache line when the channel is
+    // aligned to one; the name, read only to report an error, after the
+    // ring).
+    [[no_unique_address]] std::conditional_t<(N > 0), ring_counts, no_counts> n_;
     bool closed_ = false;
-    [[no_unique_address]] std::conditional_t<(N > 0), first_state, no_first> first_;
+    std::conditional_t<N == 0, first_state, first_receiver_state> first_;
     detail::offer_queue receivers_;
     detail::offer_queue senders_;
     [[no_unique_address]] std::conditional_t<(N > 0), ring, empty_ring> ring_;

@@ -79,7 +79,7 @@ private:
 /// window and no on_cancel, which is most syncs, so it skips the general
 /// protocol's bookkeeping (leaf numbering, live count, rotation). Steps as
 /// in detail/sync_state.hpp: (2) take a value now if there is one; (3)
-/// otherwise wait: as a buffered channel's first receiver if nobody else
+/// otherwise wait: as the channel's first receiver if nobody else
 /// waits (channel.hpp), else with one offer; (4) a sender moves its value
 /// into the slot and wakes the task, close() wakes it with `closed`, or an
 /// abort (cancel, with_timeout, when_any) ends the wait. The common cases
@@ -113,13 +113,13 @@ public:
                 how_ = how::ring;
                 return false;
             }
-            if (ch_->can_wait_first()) {  // (3) ahead of every offer
-                how_ = how::first;
-                this->abort = &on_abort_first;
-                ch_->wait_first(*this, c);
-                c.park(h, this);
-                return true;
-            }
+        }
+        if (ch_->can_wait_first()) {  // (3) ahead of every offer
+            how_ = how::first;
+            this->abort = &on_abort_first;
+            ch_->wait_first(*this, c);
+            c.park(h, this);
+            return true;
         }
         if (!ch_->recv_must_wait()) {
             errc st = errc::ok;
@@ -162,9 +162,9 @@ private:
     // Cancellation or with_timeout while waiting as the first receiver.
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<recv_operation*>(static_cast<base*>(w));
-        task_control* c = self->ch_->forget_first();
+        self->ch_->forget_first();
         self->status = why;
-        c->wake();
+        self->ctl->wake();
     }
 
     // The offer (a base, so that it comes first), written only when

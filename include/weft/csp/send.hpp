@@ -8,6 +8,7 @@
 
 #include <coroutine>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 namespace weft::csp {
@@ -65,14 +66,27 @@ private:
     T value_;
 };
 
+/// Where a direct send's outcome lands: on a rendezvous, in its
+/// first-sender node (the channel writes it there); a buffered channel has
+/// no first sender, and its sends keep only the status.
+struct send_status {
+    errc status;
+};
+template <class T, std::size_t N>
+using send_outcome = std::conditional_t<N == 0, detail::first_sender<T>, send_status>;
+
 /// The awaiter of `co_await send(ch, v)`: like recv_operation (recv.hpp),
 /// one offer and none of the general protocol's bookkeeping; room in the
-/// buffer, or nobody to hand the value to, are inline tests, and the wait
-/// state is built only when the task parks. Outcome: ok (taken by a
-/// receiver or buffered), `closed`, `cancelled`, or an abort's reason; on
-/// failure the value is dropped with the event. Does not allocate.
+/// buffer, or nobody to hand the value to, are inline tests. A send that
+/// must wait while no other sender does waits as the channel's first
+/// sender (channel.hpp); behind another, the wait state is built when the
+/// task parks. Outcome: ok (taken by a receiver or buffered), `closed`,
+/// `cancelled`, or an abort's reason; on failure the value is dropped with
+/// the event. Does not allocate.
 template <class T, std::size_t N>
-class send_operation : detail::offer_wait_storage {
+class send_operation : detail::offer_wait_storage, send_outcome<T, N> {
+    using base = send_outcome<T, N>;
+
 public:
     explicit send_operation(send_event<T, N>& e) noexcept : ev_(&e) {}
     send_operation(const send_operation&) = delete;
@@ -87,41 +101,58 @@ public:
         channel<T, N>* ch = ev_->ch_;
         T& v = ev_->value_;
         if (c.cancel_requested()) return done(errc::cancelled);
-        if constexpr (N > 0) {
-            if (ch->can_put()) {  // (2): buffered, or to the first receiver
-                ch->put(v);
-                return done(errc::ok);
-            }
+        if (ch->can_put()) {  // (2): buffered, or to the first receiver
+            ch->put(v);
+            return done(errc::ok);
         }
-        if (!ch->send_must_wait()) {
+        if (ch->send_must_wait()) {
+            if constexpr (N == 0) {
+                if (ch->can_wait_first_send()) {  // (3) ahead of every offer; the outcome lands in `status`
+                    this->abort = &on_abort_first;
+                    ch->wait_first_send(*this, v, c);
+                    c.park(h, this);
+                    return true;
+                }
+            }
+        } else {
             errc st = errc::ok;
             if (ch->offer_send(v, st)) return done(st);  // (2): taken by a receiver, or closed
         }
         detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, &v);  // (3)
-        status_ = parked;
+        this->status = parked;
         ch->wait_send(w.o);
         c.park(h, &w);
         return true;
     }
-    weft::status await_resume() const noexcept {
-        errc st = status_ == parked ? this->wait_.status : status_;
+    [[gnu::always_inline]] weft::status await_resume() const noexcept {
+        errc st = this->status == parked ? this->wait_.status : this->status;
         if (st == errc::ok) return {};
         return ev_->ch_->make_error(st);
     }
 
 private:
-    // Not an error code: the outcome is in the wait state.
+    // Not an error code: the outcome is in the wait state. Otherwise it is
+    // the base's `status`, which the channel also writes when the send
+    // waited as the first sender.
     static constexpr errc parked = errc{0xff};
     bool done(errc st) noexcept {
-        status_ = st;
+        this->status = st;
         return false;
+    }
+    // Cancellation or with_timeout while waiting as the first sender.
+    static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
+        static_assert(N == 0);
+        auto* self = static_cast<send_operation*>(static_cast<base*>(w));
+        self->ev_->ch_->forget_first_sender();
+        self->status = why;
+        self->ctl->wake();
     }
 
     // As in recv_operation: the offer storage (a base) first, written only
-    // by a park; what every send touches last, next to the event (which
-    // holds the channel and the value).
+    // by a park; then the first-sender node, whose status every send
+    // writes; last, next to the event (which holds the channel and the
+    // value), the event's address.
     send_event<T, N>* ev_;
-    errc status_;
 };
 
 /// The event "send v on ch". Does not allocate; v is stored in the event.

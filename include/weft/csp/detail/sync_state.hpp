@@ -162,15 +162,27 @@ private:
     }
 };
 
-/// A direct receive that waits on a buffered channel ahead of every queued
-/// offer (channel.hpp, "The first receiver"): the channel keeps a pointer
-/// to it and to its task instead of queueing an offer, and the next value
-/// sent moves straight into `slot`. Lives in the receive's awaiter
-/// (recv_operation), which derives from it.
+/// A direct receive that waits on a channel ahead of every queued offer
+/// (channel.hpp, "The first receiver and the first sender"): the channel
+/// keeps a pointer to it and to its task instead of queueing an offer, and
+/// the next value sent moves straight into `slot`. Lives in the receive's
+/// awaiter (recv_operation), which derives from it.
 template <class T>
 struct first_receiver : weft::detail::wait_node {
     errc status;         ///< ok (a value is in slot), closed, or an abort's reason
+    task_control* ctl;   ///< the waiting task
     value_slot<T> slot;  ///< also the slot of the receive's offer, if it queues one
+};
+
+/// The same for a direct send on a rendezvous (send_operation derives from
+/// it): the channel keeps a pointer to it; the next receive moves `*value`
+/// out and wakes the task.
+template <class T>
+struct first_sender : weft::detail::wait_node {
+    errc status;        ///< ok (the value was taken), closed, or an abort's reason
+                        ///< (send_operation keeps every outcome here)
+    task_control* ctl;  ///< the waiting task
+    T* value;           ///< the value sent (the send event's)
 };
 
 /// Storage for a direct_wait that is built only when a direct send or
