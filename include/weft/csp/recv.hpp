@@ -162,9 +162,9 @@ private:
     // Cancellation or with_timeout while waiting as the first receiver.
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<recv_operation*>(static_cast<base*>(w));
-        self->ch_->forget_first();
+        task_control* c = self->ch_->forget_first();
         self->status = why;
-        self->ctl->wake();
+        c->wake();
     }
 
     // The offer (a base, so that it comes first), written only when

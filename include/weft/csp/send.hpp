@@ -143,9 +143,9 @@ private:
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
         static_assert(N == 0);
         auto* self = static_cast<send_operation*>(static_cast<base*>(w));
-        self->ev_->ch_->forget_first_sender();
+        task_control* c = self->ev_->ch_->forget_first_sender();
         self->status = why;
-        self->ctl->wake();
+        c->wake();
     }
 
     // As in recv_operation: the offer storage (a base) first, written only

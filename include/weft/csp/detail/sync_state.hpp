@@ -170,19 +170,17 @@ private:
 template <class T>
 struct first_receiver : weft::detail::wait_node {
     errc status;         ///< ok (a value is in slot), closed, or an abort's reason
-    task_control* ctl;   ///< the waiting task
     value_slot<T> slot;  ///< also the slot of the receive's offer, if it queues one
 };
 
 /// The same for a direct send on a rendezvous (send_operation derives from
-/// it): the channel keeps a pointer to it; the next receive moves `*value`
-/// out and wakes the task.
+/// it): the channel keeps a pointer to it and to its task; the next
+/// receive moves `*value` out and wakes the task.
 template <class T>
 struct first_sender : weft::detail::wait_node {
-    errc status;        ///< ok (the value was taken), closed, or an abort's reason
-                        ///< (send_operation keeps every outcome here)
-    task_control* ctl;  ///< the waiting task
-    T* value;           ///< the value sent (the send event's)
+    errc status;  ///< ok (the value was taken), closed, or an abort's reason
+                  ///< (send_operation keeps every outcome here)
+    T* value;     ///< the value sent (the send event's)
 };
 
 /// Storage for a direct_wait that is built only when a direct send or
