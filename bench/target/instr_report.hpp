@@ -20,13 +20,13 @@ namespace bench_target {
 /// Prints one line; `hundredths` are instructions x 100. `extra` is
 /// appended inside the object (e.g. ",\"chain\":32"), or "".
 inline void print(const char* suite, const char* workload, std::int64_t median, std::int64_t lo, std::int64_t hi,
-                  int runs, std::uint32_t ops, const char* extra = "") noexcept {
+                  int runs, std::uint32_t ops, const char* extra = "", const char* system = "weft") noexcept {
     char line[288];
     int len = std::snprintf(line, sizeof line,
-                            "{\"suite\":\"%s\",\"workload\":\"%s\",\"system\":\"weft\",\"target\":\"%s\","
+                            "{\"suite\":\"%s\",\"workload\":\"%s\",\"system\":\"%s\",\"target\":\"%s\","
                             "\"unit\":\"instr/op\",\"median\":%u.%02u,\"p10\":%u.%02u,\"p90\":%u.%02u,"
                             "\"runs\":%d,\"ops_per_run\":%u%s}\n",
-                            suite, workload, weft::port::target_name(), unsigned(median / 100),
+                            suite, workload, system, weft::port::target_name(), unsigned(median / 100),
                             unsigned(median % 100), unsigned(lo / 100), unsigned(lo % 100), unsigned(hi / 100),
                             unsigned(hi % 100), runs, unsigned(ops), extra);
     weft::port::console_write(line, std::size_t(len));
@@ -37,7 +37,7 @@ inline void print(const char* suite, const char* workload, std::int64_t median, 
 /// program (exit status 2) if a workload did nothing or a frame could not
 /// be allocated: a partial run must not print a number.
 inline void measure(const char* suite, const char* workload, std::uint64_t (*run)(int), int n, int ops_per_n,
-                    const char* extra = "") noexcept {
+                    const char* extra = "", const char* system = "weft") noexcept {
     std::int64_t hundredths[3];
     const std::uint32_t ops = std::uint32_t(n * ops_per_n);
     for (auto& h : hundredths) {
@@ -49,7 +49,7 @@ inline void measure(const char* suite, const char* workload, std::uint64_t (*run
     auto lo = hundredths[0] < hundredths[2] ? hundredths[0] : hundredths[2];
     auto hi = hundredths[0] < hundredths[2] ? hundredths[2] : hundredths[0];
     auto med = hundredths[1] < lo ? lo : hundredths[1] > hi ? hi : hundredths[1];
-    print(suite, workload, med, lo, hi, 3, ops, extra);
+    print(suite, workload, med, lo, hi, 3, ops, extra, system);
 }
 
 }  // namespace bench_target
