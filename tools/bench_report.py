@@ -107,7 +107,7 @@ def plot(rows, path):
     ax.set_xticklabels(labels, rotation=20, ha="right")
     ax.set_yscale("log")
     ax.set_ylabel(rows[0]["unit"] + " (log, lower is better)")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never over a bar
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
