@@ -145,6 +145,29 @@ public:
         return yield_slow(t);
     }
 
+    /// True when nothing but an interrupt (or a foreign thread) could give
+    /// the executor work: no task ready, no interrupt node queued, and no
+    /// timer, except on the real clock, where a running task may wait for
+    /// the next deadline in the port as run() would (the virtual clock
+    /// jumps to it instead). The running task's own thread only.
+    [[gnu::always_inline]] bool idle_now() const noexcept {
+        return bitmap_ == 0 && !irqs_.maybe_pending() && (timers_.empty() || cfg_.clock == clock_mode::real);
+    }
+    /// After idle_now(): the running task sleeps in the port, as run()
+    /// would, until a notify() or the next timer's deadline. Wakes may be
+    /// spurious; check still_idle() and the awaited condition after it.
+    [[gnu::always_inline]] void wait_in_place() noexcept { waker_.wait_until(timers_.next_deadline()); }
+    /// After wait_in_place(): false once an interrupt node is queued or a
+    /// timer is due, i.e. once run() has work that may come first. (No task
+    /// can have become ready: only the executor's thread schedules, and it
+    /// is the one waiting.)
+    [[gnu::always_inline]] bool still_idle() const noexcept {
+        return !irqs_.maybe_pending() && (timers_.empty() || port::now_ns() < timers_.next_deadline());
+    }
+    /// Ends a wait_in_place() (or run()'s next sleep: the wake is latched).
+    /// Interrupt-safe and callable from a foreign thread.
+    void notify() noexcept { waker_.notify(); }
+
     /// Timer queue (executor thread only). erase is a no-op if not armed.
     void arm(detail::timer_node& n) noexcept { timers_.push(n); }
     void disarm(detail::timer_node& n) noexcept { timers_.erase(n); }
@@ -207,7 +230,7 @@ private:
 
     // Nothing is ready: wait for the next timer or an interrupt. Returns
     // false if nothing could ever wake us (virtual clock only).
-    bool idle() noexcept {
+    [[gnu::always_inline]] bool idle() noexcept {
         std::uint64_t next = timers_.next_deadline();
         if (cfg_.clock == clock_mode::virtual_) {
             if (next != port::no_deadline) {
@@ -217,9 +240,9 @@ private:
             }
             if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0 && !irqs_.maybe_pending())
                 return false;
-            waker_.wait_until(port::no_deadline);
-            return true;
         }
+        // One call site for both clocks: the port inlines the wait for a
+        // notify alone, and the run loop should hold one copy of it.
         waker_.wait_until(next);
         return true;
     }

@@ -12,19 +12,33 @@
 // State machine (numbers cited in the code). `filling` states belong to
 // one completer while it writes the value: the state itself is the lock, so
 // a completion is one compare-and-swap, one store and (if a task waits) one
-// push onto the interrupt queue.
+// push onto the interrupt queue, or one notify() if it waits in place.
 //
 //   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> done
-//     │                      │                            ^                         │ ^
-//     │                      │                            │ (3c) co_await while     │ │
-//     │                      │                            │      filling            │ │
-//     └──(3) complete()──> filling ──(3b) value, nobody waits─────────────────────────┘ │
-//                            │                                                      │
-//                            └──(5) cancel/timeout ──> idle   (4) resume ──> idle <──┘
+//     │                      │                            ^  ^                      │ ^
+//     │                      │                            │  │ (3c) co_await while  │ │
+//     │                      │                            │  │      filling         │ │
+//     ├──(3) complete()──> filling ──(3b) value, nobody waits───────────────────────┘ │
+//     │                      │                            │                     │     │
+//     │                      └──(5) cancel/timeout ──> idle   (4) resume ──> idle <───┤
+//     │                                                   │ (8b)                      │
+//     └──(6) co_await, executor idle──> blocked ──(7) complete()──> filling_blocked ──(7b) value──┘
+//                                          │                                      (+ notify)
+//                                          └──(8) other work arrived──> armed
 //
 //   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
 //   the value ready. (5) applies to `armed` only: a completion that has
 //   already claimed the state wins and is delivered.
+//   (6): when nothing else could run before the completion anyway (no task
+//   ready, no interrupt node queued, no timer due: executor::idle_now()),
+//   the awaiting task does not suspend: it sleeps in the port itself
+//   (executor::wait_in_place()) and the completer only writes the value
+//   and notifies (7, 7b), with no trip through the interrupt queue and
+//   run(). If an interrupt node or a timer comes first, the task falls
+//   back to waiting as in (1): (8) blocked -> armed, or (8b)
+//   filling_blocked -> filling_armed while a completer writes. A
+//   completion that is in but arrives together with other work requeues
+//   the task so run() keeps the priority order.
 #include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/executor.hpp>
@@ -40,7 +54,9 @@ namespace weft {
 
 template <class T>
 class split_phase : detail::wait_node, irq_node {
-    enum state : std::uint8_t { idle, armed, done, filling, filling_armed };
+    // Each waiting state's `filling_` twin is 4 above it, and blocked is
+    // one above armed: the transitions are additions.
+    enum state : std::uint8_t { idle, armed, blocked, done, filling, filling_armed, filling_blocked };
 
 public:
     explicit split_phase(const char* name = "split_phase") noexcept
@@ -58,22 +74,25 @@ public:
         std::uint8_t claim;
         do {
             if (s == done) return refused("completed twice before being awaited");
-            if (s != idle && s != armed) return refused("completed concurrently");
-            claim = s == armed ? filling_armed : filling;
-            // acquire: when armed, see the waiter's ex_ and ctl_ (published
-            // by its release CAS) before posting to ex_.
+            if (s > blocked) return refused("completed concurrently");
+            claim = std::uint8_t(s + (filling - idle));  // (3), (2), (7)
+            // acquire: when armed or blocked, see the waiter's ex_ and ctl_
+            // (published by its release CAS) before using ex_.
         } while (!state_.compare_exchange_weak(s, claim, std::memory_order_acquire,
                                                std::memory_order_relaxed));
         value_ = std::move(value);
-        if (claim == filling) {
-            std::uint8_t expected = filling;
-            // release: the awaiter's acquire of `done` sees value_. (3b)
-            if (state_.compare_exchange_strong(expected, done, std::memory_order_acq_rel,
-                                               std::memory_order_acquire))
+        if (claim == filling_blocked) {
+            executor* ex = ex_;  // before `done`: the waiter may then leave
+            if (finish(claim)) {
+                ex->notify();  // (7b)
                 return {};
-            // (3c): a task armed while we wrote; the failed CAS acquired
-            // its ex_/ctl_, and it now waits for our wake-up.
+            }
+            // (8b): the task gave up waiting in place; it waits for our
+            // wake-up through the executor now.
+        } else if (claim == filling && finish(claim)) {
+            return {};  // (3b)
         }
+        // (3c), (8b): the failed CAS in finish() acquired the task's ex_/ctl_.
         // release: the executor resumes the task after draining our node
         // and the task reads value_ then.
         state_.store(done, std::memory_order_release);  // (2b)
@@ -107,13 +126,22 @@ private:
         ex_ = &ctl_->exec();
         outcome_ = errc::ok;
         abort = &on_abort;
-        ex_->armed_begin();
-        ctl_->park(h, this);
         std::uint8_t s = idle;
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
-        if (state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
-                                           std::memory_order_acquire))
+        if (ex_->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
+                                                              std::memory_order_acquire)) {  // (6)
+            // The common case inline (one interrupt, the value is in): no
+            // call and no registers to save around the sleep.
+            ex_->wait_in_place();
+            // acquire: see value_ once `done` (7b).
+            if (state_.load(std::memory_order_acquire) == done && ex_->still_idle()) return false;
+            return keep_waiting(h);
+        }
+        ex_->armed_begin();
+        ctl_->park(h, this);
+        if (s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
+                                                        std::memory_order_acquire))
             return true;  // (1)
         if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
                                                            std::memory_order_acquire))
@@ -121,6 +149,37 @@ private:
         ex_->armed_end();  // completed meanwhile (3b): do not suspend
         ctl_->park(h);
         return false;
+    }
+    // (6)-(8) after a wake-up that did not deliver the value alone: a
+    // spurious wake, a completer still writing (foreign thread), or other
+    // work for run(). Returns await_suspend's answer: false when the value
+    // is in and nothing else needs the executor (the task continues).
+    [[gnu::noinline]] bool keep_waiting(std::coroutine_handle<> h) noexcept {
+        std::uint8_t s = state_.load(std::memory_order_acquire);
+        bool alone = ex_->still_idle();
+        while (alone && s != done) {
+            ex_->wait_in_place();
+            // acquire: see value_ once `done` (7b).
+            s = state_.load(std::memory_order_acquire);
+            alone = ex_->still_idle();
+        }
+        if (alone) return false;  // (7b)
+        // An interrupt node or a timer needs run() first: wait as in (1).
+        ctl_->park(h, this);
+        while (s != done) {
+            // blocked -> armed (8), filling_blocked -> filling_armed (8b).
+            // acq_rel as in (1); on failure, acquire sees a new value_.
+            if (state_.compare_exchange_weak(s, std::uint8_t(s - (blocked - armed)), std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
+                ex_->armed_begin();
+                return true;
+            }
+        }
+        // The value is in, but run() has other work that may come first:
+        // requeue, so that the priority order holds.
+        ctl_->park(h);
+        ex_->schedule(*ctl_);
+        return true;
     }
     result<T> resume() noexcept {
         if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
@@ -144,6 +203,11 @@ private:
         }
         // else: the ISR completed first; its queued wake-up delivers the
         // value and the abort loses the race (no value is dropped).
+    }
+    // release: the awaiter's acquire of `done` sees value_. Fails if the
+    // task changed the state meanwhile (3c, 8b).
+    bool finish(std::uint8_t claim) noexcept {
+        return state_.compare_exchange_strong(claim, done, std::memory_order_acq_rel, std::memory_order_acquire);
     }
     // Out of line: formatting an error is the rare path of an ISR.
     [[gnu::noinline, gnu::cold]] status refused(const char* why) const noexcept {
