@@ -48,15 +48,19 @@
 #include <coroutine>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 namespace weft {
 
 template <class T>
 class split_phase : detail::wait_node, irq_node {
+    // A whole word: byte atomics cost a zero-extension after every load on
+    // Arm, and the padding after the state is there anyway.
+    using word = std::uint32_t;
     // Each waiting state's `filling_` twin is 4 above it, and blocked is
     // one above armed: the transitions are additions.
-    enum state : std::uint8_t { idle, armed, blocked, done, filling, filling_armed, filling_blocked };
+    enum state : word { idle, armed, blocked, done, filling, filling_armed, filling_blocked };
 
 public:
     explicit split_phase(const char* name = "split_phase") noexcept
@@ -70,12 +74,13 @@ public:
     /// Fails with `busy` (naming the operation) if an earlier result has not
     /// been consumed yet: the new value is refused, the old one kept.
     [[nodiscard]] status complete(T value) noexcept {
-        std::uint8_t s = state_.load(std::memory_order_relaxed);
-        std::uint8_t claim;
+        if constexpr (masked_completion) return complete_masked(value);
+        word s = state_.load(std::memory_order_relaxed);
+        word claim;
         do {
             if (s == done) return refused("completed twice before being awaited");
             if (s > blocked) return refused("completed concurrently");
-            claim = std::uint8_t(s + (filling - idle));  // (3), (2), (7)
+            claim = word(s + (filling - idle));  // (3), (2), (7)
             // acquire: when armed or blocked, see the waiter's ex_ and ctl_
             // (published by its release CAS) before using ex_.
         } while (!state_.compare_exchange_weak(s, claim, std::memory_order_acquire,
@@ -121,33 +126,37 @@ public:
 private:
     template <class P>
     bool suspend(std::coroutine_handle<P> h) noexcept {
-        ctl_ = &h.promise().control();
-        if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
-        ex_ = &ctl_->exec();
-        outcome_ = errc::ok;
-        abort = &on_abort;
-        std::uint8_t s = idle;
+        // Locals, not the members, across the sleep: the port's interrupt
+        // masking is a compiler barrier that would force the members to be
+        // reloaded.
+        task_control* ctl = &h.promise().control();
+        ctl_ = ctl;
+        if (ctl->cancel_requested()) { outcome_ = errc::cancelled; return false; }
+        executor* ex = &ctl->exec();
+        ex_ = ex;
+        word s = idle;
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
-        if (ex_->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
-                                                              std::memory_order_acquire)) {  // (6)
+        if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
+                                                             std::memory_order_acquire)) {  // (6)
             // The common case inline (one interrupt, the value is in): no
             // call and no registers to save around the sleep.
-            ex_->wait_in_place();
+            ex->wait_in_place();
             // acquire: see value_ once `done` (7b).
-            if (state_.load(std::memory_order_acquire) == done && ex_->still_idle()) return false;
+            if (state_.load(std::memory_order_acquire) == done && ex->still_idle()) return false;
             return keep_waiting(h);
         }
-        ex_->armed_begin();
-        ctl_->park(h, this);
+        abort = &on_abort;
+        ex->armed_begin();
+        ctl->park(h, this);
         if (s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
                                                         std::memory_order_acquire))
             return true;  // (1)
         if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
                                                            std::memory_order_acquire))
             return true;  // (3c): the completer posts when its value is in
-        ex_->armed_end();  // completed meanwhile (3b): do not suspend
-        ctl_->park(h);
+        ex->armed_end();  // completed meanwhile (3b): do not suspend
+        ctl->park(h);
         return false;
     }
     // (6)-(8) after a wake-up that did not deliver the value alone: a
@@ -155,7 +164,7 @@ private:
     // work for run(). Returns await_suspend's answer: false when the value
     // is in and nothing else needs the executor (the task continues).
     [[gnu::noinline]] bool keep_waiting(std::coroutine_handle<> h) noexcept {
-        std::uint8_t s = state_.load(std::memory_order_acquire);
+        word s = state_.load(std::memory_order_acquire);
         bool alone = ex_->still_idle();
         while (alone && s != done) {
             ex_->wait_in_place();
@@ -169,8 +178,9 @@ private:
         while (s != done) {
             // blocked -> armed (8), filling_blocked -> filling_armed (8b).
             // acq_rel as in (1); on failure, acquire sees a new value_.
-            if (state_.compare_exchange_weak(s, std::uint8_t(s - (blocked - armed)), std::memory_order_acq_rel,
+            if (state_.compare_exchange_weak(s, word(s - (blocked - armed)), std::memory_order_acq_rel,
                                              std::memory_order_acquire)) {
+                abort = &on_abort;
                 ex_->armed_begin();
                 return true;
             }
@@ -182,10 +192,17 @@ private:
         return true;
     }
     result<T> resume() noexcept {
-        if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
+        // outcome_ is `ok` except between an abort (or a cancelled start)
+        // and this resume, so the await itself never has to store it.
+        if (outcome_ != errc::ok) [[unlikely]] return take_outcome();
         T v = std::move(value_);
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
+    }
+    [[gnu::noinline]] error take_outcome() noexcept {
+        errc why = outcome_;
+        outcome_ = errc::ok;
+        return error{why, "split_phase", name_, 0, nullptr};
     }
 
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
@@ -195,7 +212,7 @@ private:
     }
     static void on_abort(detail::wait_node* w, errc why) noexcept {  // (5)
         auto* self = static_cast<split_phase*>(w);
-        std::uint8_t expected = armed;
+        word expected = armed;
         if (self->state_.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
             self->ex_->armed_end();
             self->outcome_ = why;
@@ -204,9 +221,32 @@ private:
         // else: the ISR completed first; its queued wake-up delivers the
         // value and the abort loses the race (no value is dropped).
     }
+    // On one core, masking interrupts makes the whole hand-off atomic with
+    // respect to the task and every other handler, so a small value is
+    // simply written under the mask: no `filling` states, one state load
+    // and store instead of two compare-and-swaps. (2)+(2b), (3)+(3b),
+    // (7)+(7b) each become one step.
+    static constexpr bool masked_completion =
+        port::single_core && std::is_trivially_copyable_v<T> && sizeof(T) <= 16;
+    status complete_masked(const T& value) noexcept {
+        word s;
+        {
+            port::critical_section masked;
+            s = state_.load(std::memory_order_relaxed);
+            if (s <= blocked) {
+                value_ = value;
+                state_.store(done, std::memory_order_relaxed);
+                if (s == blocked) ex_->notify();
+                else if (s == armed) ex_->post_unique(*this);
+            }
+        }
+        if (s == done) return refused("completed twice before being awaited");
+        if (s > blocked) return refused("completed concurrently");
+        return {};
+    }
     // release: the awaiter's acquire of `done` sees value_. Fails if the
     // task changed the state meanwhile (3c, 8b).
-    bool finish(std::uint8_t claim) noexcept {
+    [[gnu::always_inline]] bool finish(word claim) noexcept {
         return state_.compare_exchange_strong(claim, done, std::memory_order_acq_rel, std::memory_order_acquire);
     }
     // Out of line: formatting an error is the rare path of an ISR.
@@ -215,7 +255,7 @@ private:
     }
 
     const char* name_;
-    detail::isr_atomic<std::uint8_t> state_{idle};
+    detail::isr_atomic<word> state_{idle};
     executor* ex_ = nullptr;
     task_control* ctl_ = nullptr;
     errc outcome_ = errc::ok;

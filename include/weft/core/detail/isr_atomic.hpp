@@ -76,6 +76,16 @@ private:
     template <bool Weak>
     [[gnu::always_inline]] bool cas(T& expected, T desired, std::memory_order success,
                                     std::memory_order failure) noexcept {
+        if constexpr (one_core) {
+            port::critical_section masked;
+            T cur = v_.load(std::memory_order_relaxed);
+            if (cur != expected) {
+                expected = cur;
+                return false;
+            }
+            v_.store(desired, std::memory_order_relaxed);
+            return true;
+        }
         fence_before(success);
         bool ok = Weak ? v_.compare_exchange_weak(expected, desired, hw(success), hw(failure))
                        : v_.compare_exchange_strong(expected, desired, hw(success), hw(failure));

@@ -24,14 +24,14 @@ namespace weft::port {
 
 namespace cortex_m {
 
-inline std::uint32_t primask() noexcept {
+[[gnu::always_inline]] inline std::uint32_t primask() noexcept {
     std::uint32_t v;
     __asm volatile("mrs %0, primask" : "=r"(v)::"memory");
     return v;
 }
-inline void set_primask(std::uint32_t v) noexcept { __asm volatile("msr primask, %0" ::"r"(v) : "memory"); }
-inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
-inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
+[[gnu::always_inline]] inline void set_primask(std::uint32_t v) noexcept { __asm volatile("msr primask, %0" ::"r"(v) : "memory"); }
+[[gnu::always_inline]] inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
+[[gnu::always_inline]] inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
 /// Waits for an interrupt. With PRIMASK set, a pending interrupt still ends
 /// the wait but its handler runs only after enable_interrupts().
 [[gnu::always_inline]] inline void wait_for_interrupt() noexcept { __asm volatile("dsb\n\twfi" ::: "memory"); }
@@ -164,8 +164,8 @@ private:
 /// found). Callable from thread mode and from handlers.
 class critical_section {
 public:
-    critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
-    ~critical_section() { cortex_m::set_primask(saved_); }
+    [[gnu::always_inline]] critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
+    [[gnu::always_inline]] ~critical_section() { cortex_m::set_primask(saved_); }
     critical_section(const critical_section&) = delete;
     critical_section& operator=(const critical_section&) = delete;
 
