@@ -64,7 +64,11 @@ public:
     run_outcome run() noexcept {
         stop_.store(false, std::memory_order_relaxed);
         for (;;) {
-            if (irqs_.maybe_pending()) irqs_.drain();
+            if (irqs_.maybe_pending()) {
+                in_drain_ = true;
+                irqs_.drain();
+                in_drain_ = false;
+            }
             if (!timers_.empty()) fire_timers();
             if (stop_.load(std::memory_order_relaxed)) return run_outcome::stopped;
             if (bitmap_ != 0) {
@@ -121,6 +125,26 @@ public:
             bitmap_ |= bit;
         }
         tail = &t;
+    }
+
+    /// For an irq_node handler whose last action is waking `t`: when
+    /// nothing else would run before `t` anyway (no node left in the batch
+    /// run() is draining, no newer post, no timer, no stop request, no
+    /// ready task at `t`'s priority or above), resumes `t` right here
+    /// instead of queueing it and returning to run(). Otherwise, and when
+    /// called from anywhere but a handler run by run() itself, the same as
+    /// `t.wake()`. The resumed task runs one call deeper than from run();
+    /// the depth is bounded: wakes from inside it are queued as usual.
+    /// Executor thread only.
+    void wake_from_handler(task_control& t) noexcept {
+        t.wait_ = nullptr;
+        if (in_drain_ && irqs_.batch_done() && (bitmap_ >> t.priority_) == 0 && !needs_loop() &&
+            !stop_.load(std::memory_order_relaxed)) {
+            in_drain_ = false;
+            t.resume_point_.resume();
+            return;
+        }
+        schedule(t);
     }
 
     /// The yield path (transition 4): requeues the running task `t` and
@@ -231,10 +255,10 @@ private:
     // Nothing is ready: wait for the next timer or an interrupt. Returns
     // false if nothing could ever wake us (virtual clock only).
     [[gnu::always_inline]] bool idle() noexcept {
-        std::uint64_t next = timers_.next_deadline();
         if (cfg_.clock == clock_mode::virtual_) {
-            if (next != port::no_deadline) {
+            if (!timers_.empty()) {
                 // Time passes only while idle, and only as far as the next timer.
+                std::uint64_t next = timers_.top()->deadline_ns;
                 if (next > virtual_now_) virtual_now_ = next;
                 return true;
             }
@@ -243,7 +267,7 @@ private:
         }
         // One call site for both clocks: the port inlines the wait for a
         // notify alone, and the run loop should hold one copy of it.
-        waker_.wait_until(next);
+        waker_.wait_until(timers_.next_deadline());
         return true;
     }
 
@@ -257,6 +281,7 @@ private:
     detail::timer_heap timers_;
     task_control* ready_[max_priority + 1];  // tail of each level's ring
     std::atomic<bool> stop_{false};
+    bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
     irq_node stop_node_{&on_stop_node};
     executor_config cfg_;
     port::waker waker_;

@@ -67,8 +67,10 @@ public:
     unsigned drain() noexcept {
         // acquire: pairs with the release CAS in post().
         irq_node* n = head_.exchange(nullptr, std::memory_order_acquire);
-        irq_node* fifo = nullptr;
-        while (n) {  // reverse LIFO into arrival order
+        irq_node* fifo = n;
+        // A lone node (the usual case: one interrupt per wake-up) needs no
+        // reversal.
+        if (n && n->next) for (fifo = nullptr; n;) {  // reverse LIFO into arrival order
             irq_node* next = n->next;
             n->next = fifo;
             fifo = n;
@@ -88,6 +90,10 @@ public:
         }
         return count;
     }
+
+    /// Executor only, from a handler run by drain(): true if no node of
+    /// the batch is left to run after it.
+    bool batch_done() const noexcept { return draining_ == nullptr; }
 
     /// Executor only, and only after the node's poster can no longer post
     /// it (the driver is detached, the ISR disabled): makes sure `n` is not

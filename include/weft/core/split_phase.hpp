@@ -208,7 +208,7 @@ private:
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
         auto* self = static_cast<split_phase*>(n);
         self->ex_->armed_end();
-        self->ctl_->wake();
+        self->ex_->wake_from_handler(*self->ctl_);  // the handler's last action
     }
     static void on_abort(detail::wait_node* w, errc why) noexcept {  // (5)
         auto* self = static_cast<split_phase*>(w);
