@@ -15,16 +15,18 @@
 // push onto the interrupt queue, or one notify() if it waits in place.
 //
 //   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> done
-//     │                      │                            ^  ^                      │ ^
-//     │                      │                            │  │ (3c) co_await while  │ │
-//     │                      │                            │  │      filling         │ │
-//     ├──(3) complete()──> filling ──(3b) value, nobody waits───────────────────────┘ │
-//     │                      │                            │                     │     │
-//     │                      └──(5) cancel/timeout ──> idle   (4) resume ──> idle <───┤
-//     │                                                   │ (8b)                      │
-//     └──(6) co_await, executor idle──> blocked ──(7) complete()──> filling_blocked ──(7b) value──┘
-//                                          │                                      (+ notify)
-//                                          └──(8) other work arrived──> armed
+//    │ │                                           ^  ^
+//    │ │                                           │  └─(8b) filling_blocked, gave up waiting in place
+//    │ │                                           └─(3c) co_await while filling
+//    │ └──(3) complete()──> filling ───────────────┘
+//    │                        └──(3b) value, nobody waits──> done
+//    │                   armed ──(5) cancel/timeout──> idle
+//    │
+//    └──(6) co_await, idle executor──> blocked ──(7) complete()──> filling_blocked
+//                                        │                           └──(7b) value, notify──> done
+//                                        └──(8) other work first──> armed
+//
+//   done ──(4) resume──> idle
 //
 //   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
 //   the value ready. (5) applies to `armed` only: a completion that has
@@ -70,7 +72,9 @@ public:
 
     const char* name() const noexcept { return name_; }
 
-    /// Delivers the result. Interrupt-safe, lock-free, no allocation.
+    /// Delivers the result. Interrupt-safe (from maskable handlers, not an
+    /// NMI), no allocation: lock-free, or on a one-core port a few
+    /// instructions with interrupts masked.
     /// Fails with `busy` (naming the operation) if an earlier result has not
     /// been consumed yet: the new value is refused, the old one kept.
     [[nodiscard]] status complete(T value) noexcept {
