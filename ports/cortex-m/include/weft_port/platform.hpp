@@ -29,7 +29,9 @@ namespace cortex_m {
     __asm volatile("mrs %0, primask" : "=r"(v)::"memory");
     return v;
 }
-[[gnu::always_inline]] inline void set_primask(std::uint32_t v) noexcept { __asm volatile("msr primask, %0" ::"r"(v) : "memory"); }
+[[gnu::always_inline]] inline void set_primask(std::uint32_t v) noexcept {
+    __asm volatile("msr primask, %0" ::"r"(v) : "memory");
+}
 [[gnu::always_inline]] inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
 [[gnu::always_inline]] inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
 /// Waits for an interrupt. With PRIMASK set, a pending interrupt still ends
@@ -162,6 +164,9 @@ private:
 
 /// Masks interrupts (PRIMASK) for its lifetime; nests (restores the mask it
 /// found). Callable from thread mode and from handlers.
+// Forced inline (as are the PRIMASK helpers): at -Os GCC 12 kept the
+// constructor out of line, which turned every masked compare-and-swap of
+// the interrupt hand-off (isr_atomic on one core) into a call.
 class critical_section {
 public:
     [[gnu::always_inline]] critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
