@@ -178,16 +178,26 @@ public:
         return bitmap_ == 0 && !irqs_.maybe_pending() && (timers_.empty() || cfg_.clock == clock_mode::real);
     }
     /// After idle_now(): the running task sleeps in the port, as run()
-    /// would, until a notify() or the next timer's deadline. Wakes may be
-    /// spurious; check still_idle() and the awaited condition after it.
-    [[gnu::always_inline]] void wait_in_place() noexcept { waker_.wait_until(timers_.next_deadline()); }
-    /// After wait_in_place(): false once an interrupt node is queued or a
-    /// timer is due, i.e. once run() has work that may come first. (No task
-    /// can have become ready: only the executor's thread schedules, and it
-    /// is the one waiting.)
+    /// would, until a notify() or the next timer's deadline, then returns
+    /// still_idle(). Wakes may be spurious: check the awaited condition.
+    [[gnu::always_inline]] bool wait_in_place() noexcept {
+        if (!timers_.empty()) return wait_in_place_until_timer();
+        // No timer: the port's wait for a notify is inline, and no timer
+        // can have been armed meanwhile (only this thread arms them).
+        waker_.wait_until(port::no_deadline);
+        return !irqs_.maybe_pending();
+    }
+    /// False once an interrupt node is queued or a timer is due, i.e. once
+    /// run() has work that may come first. (No task can have become ready
+    /// while a task waits in place: only the executor's thread schedules,
+    /// and it is the one waiting.)
     [[gnu::always_inline]] bool still_idle() const noexcept {
         return !irqs_.maybe_pending() && (timers_.empty() || port::now_ns() < timers_.next_deadline());
     }
+    /// True while a timer is armed: after idle_now(), a wait in place then
+    /// lasts at most until its deadline (real clock only). Executor
+    /// thread only.
+    bool timer_armed() const noexcept { return !timers_.empty(); }
     /// Ends a wait_in_place() (or run()'s next sleep: the wake is latched).
     /// Interrupt-safe and callable from a foreign thread.
     void notify() noexcept { waker_.notify(); }
@@ -240,6 +250,11 @@ private:
         schedule(t);
         if (needs_loop()) return std::noop_coroutine();
         return pop_ready()->resume_point_;
+    }
+
+    [[gnu::noinline]] bool wait_in_place_until_timer() noexcept {
+        waker_.wait_until(timers_.next_deadline());
+        return still_idle();
     }
 
     static void on_stop_node(irq_node*) noexcept {}

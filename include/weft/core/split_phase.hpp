@@ -143,24 +143,30 @@ private:
         // it completed between await_ready and here.
         if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
                                                              std::memory_order_acquire)) {  // (6)
-            // The common case inline (one interrupt, the value is in): no
-            // call and no registers to save around the sleep.
-            ex->wait_in_place();
+            // Inline only the common case: no timer, so the sleep is the
+            // port's inline wait for a notify and needs no clock.
+            if (ex->timer_armed()) return keep_waiting(h);
+            bool alone = ex->wait_in_place();
             // acquire: see value_ once `done` (7b).
-            if (state_.load(std::memory_order_acquire) == done && ex->still_idle()) return false;
+            if (state_.load(std::memory_order_acquire) == done && alone) return false;
             return keep_waiting(h);
         }
+        return arm(h, s);
+    }
+    // (1), or the value is in or being written (3b, 3c). Out of line, so
+    // that the inline part needs few registers.
+    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, word s) noexcept {
         abort = &on_abort;
-        ex->armed_begin();
-        ctl->park(h, this);
+        ex_->armed_begin();
+        ctl_->park(h, this);
         if (s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
                                                         std::memory_order_acquire))
             return true;  // (1)
         if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
                                                            std::memory_order_acquire))
             return true;  // (3c): the completer posts when its value is in
-        ex->armed_end();  // completed meanwhile (3b): do not suspend
-        ctl->park(h);
+        ex_->armed_end();  // completed meanwhile (3b): do not suspend
+        ctl_->park(h);
         return false;
     }
     // (6)-(8) after a wake-up that did not deliver the value alone: a
@@ -168,13 +174,12 @@ private:
     // work for run(). Returns await_suspend's answer: false when the value
     // is in and nothing else needs the executor (the task continues).
     [[gnu::noinline]] bool keep_waiting(std::coroutine_handle<> h) noexcept {
+        // acquire: see value_ once `done` (7b).
         word s = state_.load(std::memory_order_acquire);
         bool alone = ex_->still_idle();
         while (alone && s != done) {
-            ex_->wait_in_place();
-            // acquire: see value_ once `done` (7b).
+            alone = ex_->wait_in_place();
             s = state_.load(std::memory_order_acquire);
-            alone = ex_->still_idle();
         }
         if (alone) return false;  // (7b)
         // An interrupt node or a timer needs run() first: wait as in (1).
