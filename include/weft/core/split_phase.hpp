@@ -138,6 +138,10 @@ private:
         if (ctl->cancel_requested()) { outcome_ = errc::cancelled; return false; }
         executor* ex = &ctl->exec();
         ex_ = ex;
+        // Stored on every await, although resume() also clears it: a task
+        // woken by an abort but never resumed (its executor abandoned
+        // after a stop) must not leave its reason to the next awaiter.
+        outcome_ = errc::ok;
         word s = idle;
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
@@ -201,17 +205,14 @@ private:
         return true;
     }
     result<T> resume() noexcept {
-        // outcome_ is `ok` except between an abort (or a cancelled start)
-        // and this resume, so the await itself never has to store it.
         if (outcome_ != errc::ok) [[unlikely]] return take_outcome();
         T v = std::move(value_);
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
     }
-    [[gnu::noinline]] error take_outcome() noexcept {
-        errc why = outcome_;
-        outcome_ = errc::ok;
-        return error{why, "split_phase", name_, 0, nullptr};
+    // Out of line: an await that ended early is the rare path.
+    [[gnu::noinline]] error take_outcome() const noexcept {
+        return error{outcome_, "split_phase", name_, 0, nullptr};
     }
 
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
