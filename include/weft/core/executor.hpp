@@ -93,8 +93,10 @@ public:
     }
 
     /// Queues `n` so that its handler runs on this executor, and wakes the
-    /// executor. Interrupt-safe, lock-free, does not allocate. False if `n`
-    /// is still queued from an earlier post.
+    /// executor. Interrupt-safe (from handlers the port's critical section
+    /// masks: not an NMI), lock-free or, on a one-core port, a few
+    /// instructions masked; does not allocate. False if `n` is still
+    /// queued from an earlier post.
     bool post(irq_node& n) noexcept {
         bool ok = irqs_.post(n);
         waker_.notify();
@@ -106,7 +108,7 @@ public:
     bool withdraw_post(irq_node& n) noexcept { return irqs_.withdraw(n); }
 
     /// post() for nodes whose owner guarantees they are never queued twice
-    /// (split_phase): no `queued` flag. Interrupt-safe, lock-free.
+    /// (split_phase): no `queued` flag. Interrupt-safe as post().
     void post_unique(irq_node& n) noexcept {
         irqs_.push(n);
         waker_.notify();
