@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <weft/core/executor.hpp>
 #include <weft/core/event.hpp>
+#include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
 #include <weft/core/yield.hpp>
 
@@ -10,6 +11,7 @@
 #include <string>
 
 using namespace weft;
+using namespace std::chrono_literals;
 
 namespace {
 task<> record(std::string& log, char name, int yields) {
@@ -146,4 +148,143 @@ TEST(executor, request_stop_interrupts_a_yield_ring) {
     EXPECT_LE(spins, 101);
     a->cancel();
     b->cancel();
+}
+
+namespace {
+// Parks the awaiting task with no wake-up source and records its control
+// block, so that an irq_node handler can wake it.
+struct parked {
+    task_control* ctl = nullptr;
+};
+struct park_here {
+    parked& p;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) noexcept {
+        p.ctl = &h.promise().control();
+        p.ctl->park(h);
+    }
+    void await_resume() const noexcept {}
+};
+task<> park_then_log(parked& p, std::string& log, char name) {
+    co_await park_here{p};
+    log += name;
+}
+// A handler whose last action is wake_from_handler; it logs '|' after it,
+// which shows whether the task ran inside the call.
+struct wake_node : irq_node {
+    wake_node(executor& e, parked& t, std::string& l) : irq_node(&on_run), ex(&e), p(&t), log(&l) {}
+    static void on_run(irq_node* n) noexcept {
+        auto* self = static_cast<wake_node*>(n);
+        self->ex->wake_from_handler(*self->p->ctl);
+        *self->log += '|';
+    }
+    executor* ex;
+    parked* p;
+    std::string* log;
+};
+}  // namespace
+
+TEST(executor, wake_from_handler_resumes_at_once_when_nothing_else_would_run) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    parked p;
+    wake_node n{ex, p, log};
+    auto t = ex.spawn(park_then_log(p, log, 'T'), 3);
+    auto poster = [&]() -> task<> {
+        ex.post(n);
+        co_return;
+    };
+    auto q = ex.spawn(poster(), 1);
+    ASSERT_TRUE(t && q);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "T|");
+}
+
+TEST(executor, wake_from_handler_queues_when_a_timer_is_armed) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    parked p;
+    wake_node n{ex, p, log};
+    auto t = ex.spawn(park_then_log(p, log, 'T'), 3);
+    auto poster = [&]() -> task<> {
+        ex.post(n);
+        co_await sleep_for(1ms);
+        log += 'S';
+    };
+    auto q = ex.spawn(poster(), 1);
+    ASSERT_TRUE(t && q);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "|TS");
+}
+
+// Two wakes in one batch, in either order: the higher-priority task runs
+// first. Only the last node of a batch may resume its task directly, and
+// only if no ready task has its priority or a higher one.
+TEST(executor, wake_from_handler_keeps_the_priority_order) {
+    for (bool high_first : {true, false}) {
+        executor ex{test::virtual_clock()};
+        std::string log;
+        parked ph, pl;
+        wake_node nh{ex, ph, log}, nl{ex, pl, log};
+        auto h = ex.spawn(park_then_log(ph, log, 'H'), 5);
+        auto l = ex.spawn(park_then_log(pl, log, 'L'), 1);
+        auto poster = [&]() -> task<> {
+            if (high_first) {
+                ex.post(nh);
+                ex.post(nl);
+            } else {
+                ex.post(nl);
+                ex.post(nh);
+            }
+            co_return;
+        };
+        auto q = ex.spawn(poster(), 0);
+        ASSERT_TRUE(h && l && q);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(log, high_first ? "||HL" : "|H|L") << "high_first=" << high_first;
+    }
+}
+
+TEST(executor, wake_from_handler_keeps_fifo_within_a_priority) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    parked pa, pb;
+    wake_node na{ex, pa, log}, nb{ex, pb, log};
+    auto a = ex.spawn(park_then_log(pa, log, 'A'), 2);
+    auto b = ex.spawn(park_then_log(pb, log, 'B'), 2);
+    auto poster = [&]() -> task<> {
+        ex.post(na);
+        ex.post(nb);
+        co_return;
+    };
+    auto q = ex.spawn(poster(), 0);
+    ASSERT_TRUE(a && b && q);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "||AB");
+}
+
+// A task resumed inside a handler runs one call deeper than from run();
+// a wake_from_handler it makes itself is queued, so the depth stays bounded.
+TEST(executor, wake_from_handler_does_not_nest) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    parked pt, po;
+    wake_node n{ex, pt, log};
+    auto t = [&]() -> task<> {
+        co_await park_here{pt};
+        log += 'a';
+        ex.wake_from_handler(*po.ctl);
+        log += 'b';
+    };
+    auto other = ex.spawn(park_then_log(po, log, 'o'), 4);
+    auto th = ex.spawn(t(), 3);
+    auto poster = [&]() -> task<> {
+        ex.post(n);
+        co_return;
+    };
+    auto q = ex.spawn(poster(), 1);
+    ASSERT_TRUE(other && th && q);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "ab|o");
 }

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <weft/core/split_phase.hpp>
 #include <weft/core/task.hpp>
+#include <weft/core/event.hpp>
+#include <weft/core/sleep.hpp>
 #include <weft/core/timeout.hpp>
+#include <weft/core/yield.hpp>
 
 #include <gtest/gtest.h>
 #include <support/weft_test.hpp>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 using namespace weft;
+using namespace std::chrono_literals;
 
 TEST(split_phase, completion_before_await_is_not_lost) {
     executor ex{test::virtual_clock()};
@@ -83,4 +88,127 @@ TEST(split_phase, completed_from_foreign_thread_under_stress) {
     isr.join();
     EXPECT_EQ(wrong, 0);
     EXPECT_EQ(sum, (long long)rounds * (rounds - 1) / 2);
+}
+
+namespace {
+// An irq_node whose handler (on the executor) runs a callable.
+template <class F>
+struct call_node : irq_node {
+    explicit call_node(F f) : irq_node(&on_run), fn(std::move(f)) {}
+    static void on_run(irq_node* n) noexcept { static_cast<call_node*>(n)->fn(); }
+    F fn;
+};
+}  // namespace
+
+// The waiting task sleeps in the port itself while nothing else could run
+// (executor::idle_now()). An interrupt node posted meanwhile must still be
+// handled, and the task it wakes must still run first if its priority is
+// higher: the waiting task falls back to waiting through run(). The
+// foreign thread completes the operation only once the node's handler has
+// run, so the order is the same whether the post arrives before or during
+// the wait.
+TEST(split_phase, work_posted_during_the_wait_keeps_the_priority_order) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"spi"};
+    event high_go{"high_go"};
+    std::string log;
+    std::atomic<bool> started{false}, handled{false};
+    call_node node{[&] {
+        high_go.set();
+        handled.store(true, std::memory_order_release);
+    }};
+    auto high = [&]() -> task<> {
+        co_await high_go.wait();
+        log += 'H';
+    };
+    auto low = [&]() -> task<> {
+        started.store(true, std::memory_order_release);
+        auto v = co_await op;
+        log += v && *v == 7 ? 'L' : '?';
+    };
+    auto h = ex.spawn(high(), 5);
+    auto l = ex.spawn(low(), 1);
+    ASSERT_TRUE(h && l);
+    std::thread isr([&] {
+        while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
+        EXPECT_TRUE(ex.post(node));
+        while (!handled.load(std::memory_order_acquire)) std::this_thread::yield();
+        while (!op.complete(7)) std::this_thread::yield();
+    });
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    isr.join();
+    EXPECT_EQ(log, "HL");
+}
+
+// Cancellation is executor-side, so it cannot reach a task that is waiting
+// in place; a node that cancels the task wakes it instead, the task falls
+// back to an ordinary wait, and the cancel ends that wait. The completion
+// that comes afterwards is kept for the next await.
+TEST(split_phase, cancel_from_a_node_posted_during_the_wait) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"spi"};
+    std::atomic<bool> started{false}, handled{false};
+    errc got = errc::ok;
+    auto waiter = [&]() -> task<> {
+        started.store(true, std::memory_order_release);
+        got = (co_await op).code();
+    };
+    auto w = ex.spawn(waiter());
+    ASSERT_TRUE(w);
+    call_node node{[&] {
+        w->cancel();
+        handled.store(true, std::memory_order_release);
+    }};
+    std::thread isr([&] {
+        while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
+        EXPECT_TRUE(ex.post(node));
+    });
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    isr.join();
+    EXPECT_TRUE(handled.load());
+    EXPECT_EQ(got, errc::cancelled);
+    EXPECT_TRUE(bool(op.complete(5)));
+    EXPECT_TRUE(op.ready());
+}
+
+// A task cancelled before it awaits does not wait, in place or otherwise.
+TEST(split_phase, cancelled_task_does_not_wait_in_place) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"spi"};
+    errc got = errc::ok;
+    auto waiter = [&]() -> task<> {
+        co_await yield();
+        got = (co_await op).code();
+    };
+    auto w = ex.spawn(waiter());
+    ASSERT_TRUE(w);
+    auto canceller = [&]() -> task<> { w->cancel(); co_return; };
+    auto c = ex.spawn(canceller());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, errc::cancelled);
+}
+
+// With a timer armed on the virtual clock the executor is not idle (time
+// jumps to the timer instead), so the task waits through run() and the
+// timer's task runs at its time; here it is the one that completes.
+TEST(split_phase, timer_armed_on_the_virtual_clock_completes_the_wait) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"spi"};
+    std::string log;
+    auto sleeper = [&]() -> task<> {
+        co_await sleep_for(2ms);
+        log += 'S';
+        EXPECT_TRUE(bool(op.complete(3)));
+    };
+    auto waiter = [&]() -> task<> {
+        auto v = co_await op;
+        log += v && *v == 3 ? 'W' : '?';
+    };
+    auto s = ex.spawn(sleeper());
+    auto w = ex.spawn(waiter());
+    ASSERT_TRUE(s && w);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "SW");
+    EXPECT_EQ(test::ms(ex), 2);
 }

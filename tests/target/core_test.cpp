@@ -33,11 +33,30 @@ task<> record(char name, int yields) {
 
 split_phase<int>* isr_op = nullptr;
 volatile int isr_value = 0;
+executor* isr_ex = nullptr;
+irq_node* isr_post = nullptr;  // posted before the completion, if set
+
+// An irq_node whose handler (on the executor) runs a callable.
+template <class F>
+struct call_node : irq_node {
+    explicit call_node(F f) : irq_node(&on_run), fn(f) {}
+    static void on_run(irq_node* n) noexcept { static_cast<call_node*>(n)->fn(); }
+    F fn;
+};
+
+// Raised with interrupts masked, so that the handler runs while the
+// awaiting task sleeps in the port (it unmasks around WFI).
+void raise_masked() {
+    port::cortex_m::disable_interrupts();
+    mps2::pend_irq(mps2::soft_irq0);
+}
 
 }  // namespace
 
-// Software interrupt 31 plays the device: it completes the operation.
+// Software interrupt 31 plays the device: it completes the operation (and
+// may post a node first, as a device with two events would).
 extern "C" void weft_irq_handler_31() {
+    if (isr_post) (void)isr_ex->post(*isr_post);
     if (isr_op) (void)isr_op->complete(isr_value);
 }
 
@@ -102,6 +121,136 @@ WEFT_TARGET_TEST(split_phase, completed_from_a_real_isr) {
     isr_op = nullptr;
     WEFT_CHECK_EQ(wrong, 0);
     WEFT_CHECK_EQ(sum, 4950);
+}
+
+// The handler posts a node that wakes a higher-priority task and completes
+// the operation in the same interrupt: the task waiting in place sees its
+// value but also other work, so it requeues and the other task runs first.
+WEFT_TARGET_TEST(split_phase, completion_with_other_work_keeps_the_priority_order) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    event go{"go"};
+    log_len = 0;
+    call_node node{[&] { go.set(); }};
+    isr_ex = &ex;
+    isr_post = &node;
+    isr_op = &op;
+    isr_value = 9;
+    mps2::enable_irq(mps2::soft_irq0);
+    auto high = [&]() -> task<> {
+        co_await go.wait();
+        log_char('H');
+    };
+    auto low = [&]() -> task<> {
+        raise_masked();
+        auto v = co_await op;
+        log_char(v && *v == 9 ? 'L' : '?');
+    };
+    auto h = ex.spawn(high(), 3);
+    auto l = ex.spawn(low(), 1);
+    WEFT_REQUIRE(h && l);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    isr_op = nullptr;
+    isr_post = nullptr;
+    WEFT_CHECK(streq(log_buf, "HL"));
+}
+
+// The handler only posts a node; the task it wakes completes the
+// operation. The task waiting in place must give way (fall back to an
+// ordinary wait) and still receive the value.
+WEFT_TARGET_TEST(split_phase, node_during_the_wait_is_handled_first) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    event go{"go"};
+    log_len = 0;
+    call_node node{[&] { go.set(); }};
+    isr_ex = &ex;
+    isr_post = &node;
+    isr_op = nullptr;
+    mps2::enable_irq(mps2::soft_irq0);
+    auto high = [&]() -> task<> {
+        co_await go.wait();
+        log_char('H');
+        (void)op.complete(4);
+    };
+    auto low = [&]() -> task<> {
+        raise_masked();
+        auto v = co_await op;
+        log_char(v && *v == 4 ? 'L' : '?');
+    };
+    auto h = ex.spawn(high(), 3);
+    auto l = ex.spawn(low(), 1);
+    WEFT_REQUIRE(h && l);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    isr_post = nullptr;
+    WEFT_CHECK(streq(log_buf, "HL"));
+}
+
+// A node posted during the wait cancels the waiting task: the cancel ends
+// the (fallen-back) wait; a later completion is kept for the next await.
+WEFT_TARGET_TEST(split_phase, cancel_posted_during_the_wait) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    errc got = errc::ok;
+    auto waiter = [&]() -> task<> {
+        raise_masked();
+        got = (co_await op).code();
+    };
+    auto w = ex.spawn(waiter());
+    WEFT_REQUIRE(w);
+    call_node node{[&] { w->cancel(); }};
+    isr_ex = &ex;
+    isr_post = &node;
+    isr_op = nullptr;
+    mps2::enable_irq(mps2::soft_irq0);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    isr_post = nullptr;
+    WEFT_CHECK(got == errc::cancelled);
+    WEFT_CHECK(bool(op.complete(1)));
+    WEFT_CHECK(op.ready());
+}
+
+// With a timer armed, the task waits in place only until its deadline:
+// the sleeping task still wakes on time (and here completes the wait).
+WEFT_TARGET_TEST(split_phase, wait_in_place_ends_at_the_next_timer) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    log_len = 0;
+    std::uint64_t start = port::now_ns(), woke = 0;
+    auto sleeper = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        woke = port::now_ns();
+        log_char('S');
+        (void)op.complete(2);
+    };
+    auto waiter = [&]() -> task<> {
+        auto v = co_await op;
+        log_char(v && *v == 2 ? 'W' : '?');
+    };
+    auto s = ex.spawn(sleeper());
+    auto w = ex.spawn(waiter());
+    WEFT_REQUIRE(s && w);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(streq(log_buf, "SW"));
+    WEFT_CHECK(woke - start >= 1'000'000);
+    WEFT_CHECK(woke - start < 1'010'000);
+}
+
+WEFT_TARGET_TEST(split_phase, with_timeout_on_the_real_clock) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    errc got = errc::ok;
+    std::uint64_t start = port::now_ns(), end = 0;
+    auto waiter = [&]() -> task<> {
+        got = (co_await with_timeout(op.wait(), 500us)).code();
+        end = port::now_ns();
+    };
+    auto w = ex.spawn(waiter());
+    WEFT_REQUIRE(w);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(got == errc::timeout);
+    WEFT_CHECK(end - start >= 500'000);
+    WEFT_CHECK(end - start < 510'000);
 }
 
 WEFT_TARGET_TEST(frame_pool, exhaustion_is_an_error_naming_the_pool) {

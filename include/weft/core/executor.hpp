@@ -64,7 +64,11 @@ public:
     run_outcome run() noexcept {
         stop_.store(false, std::memory_order_relaxed);
         for (;;) {
-            if (irqs_.maybe_pending()) irqs_.drain();
+            if (irqs_.maybe_pending()) {
+                in_drain_ = true;
+                irqs_.drain();
+                in_drain_ = false;
+            }
             if (!timers_.empty()) fire_timers();
             if (stop_.load(std::memory_order_relaxed)) return run_outcome::stopped;
             if (bitmap_ != 0) {
@@ -89,8 +93,10 @@ public:
     }
 
     /// Queues `n` so that its handler runs on this executor, and wakes the
-    /// executor. Interrupt-safe, lock-free, does not allocate. False if `n`
-    /// is still queued from an earlier post.
+    /// executor. Interrupt-safe (from handlers the port's critical section
+    /// masks: not an NMI), lock-free or, on a one-core port, a few
+    /// instructions masked; does not allocate. False if `n` is still
+    /// queued from an earlier post.
     bool post(irq_node& n) noexcept {
         bool ok = irqs_.post(n);
         waker_.notify();
@@ -102,7 +108,7 @@ public:
     bool withdraw_post(irq_node& n) noexcept { return irqs_.withdraw(n); }
 
     /// post() for nodes whose owner guarantees they are never queued twice
-    /// (split_phase): no `queued` flag. Interrupt-safe, lock-free.
+    /// (split_phase): no `queued` flag. Interrupt-safe as post().
     void post_unique(irq_node& n) noexcept {
         irqs_.push(n);
         waker_.notify();
@@ -121,6 +127,26 @@ public:
             bitmap_ |= bit;
         }
         tail = &t;
+    }
+
+    /// For an irq_node handler whose last action is waking `t`: when
+    /// nothing else would run before `t` anyway (no node left in the batch
+    /// run() is draining, no newer post, no timer, no stop request, no
+    /// ready task at `t`'s priority or above), resumes `t` right here
+    /// instead of queueing it and returning to run(). Otherwise, and when
+    /// called from anywhere but a handler run by run() itself, the same as
+    /// `t.wake()`. The resumed task runs one call deeper than from run();
+    /// the depth is bounded: wakes from inside it are queued as usual.
+    /// Executor thread only.
+    void wake_from_handler(task_control& t) noexcept {
+        t.wait_ = nullptr;
+        if (in_drain_ && irqs_.batch_done() && (bitmap_ >> t.priority_) == 0 && !needs_loop() &&
+            !stop_.load(std::memory_order_relaxed)) {
+            in_drain_ = false;
+            t.resume_point_.resume();
+            return;
+        }
+        schedule(t);
     }
 
     /// The yield path (transition 4): requeues the running task `t` and
@@ -144,6 +170,39 @@ public:
         }
         return yield_slow(t);
     }
+
+    /// True when nothing but an interrupt (or a foreign thread) could give
+    /// the executor work: no task ready, no interrupt node queued, and no
+    /// timer, except on the real clock, where a running task may wait for
+    /// the next deadline in the port as run() would (the virtual clock
+    /// jumps to it instead). The running task's own thread only.
+    [[gnu::always_inline]] bool idle_now() const noexcept {
+        return bitmap_ == 0 && !irqs_.maybe_pending() && (timers_.empty() || cfg_.clock == clock_mode::real);
+    }
+    /// After idle_now(): the running task sleeps in the port, as run()
+    /// would, until a notify() or the next timer's deadline, then returns
+    /// still_idle(). Wakes may be spurious: check the awaited condition.
+    [[gnu::always_inline]] bool wait_in_place() noexcept {
+        if (!timers_.empty()) return wait_in_place_until_timer();
+        // No timer: the port's wait for a notify is inline, and no timer
+        // can have been armed meanwhile (only this thread arms them).
+        waker_.wait_until(port::no_deadline);
+        return !irqs_.maybe_pending();
+    }
+    /// False once an interrupt node is queued or a timer is due, i.e. once
+    /// run() has work that may come first. (No task can have become ready
+    /// while a task waits in place: only the executor's thread schedules,
+    /// and it is the one waiting.)
+    [[gnu::always_inline]] bool still_idle() const noexcept {
+        return !irqs_.maybe_pending() && (timers_.empty() || port::now_ns() < timers_.next_deadline());
+    }
+    /// True while a timer is armed: after idle_now(), a wait in place then
+    /// lasts at most until its deadline (real clock only). Executor
+    /// thread only.
+    bool timer_armed() const noexcept { return !timers_.empty(); }
+    /// Ends a wait_in_place() (or run()'s next sleep: the wake is latched).
+    /// Interrupt-safe and callable from a foreign thread.
+    void notify() noexcept { waker_.notify(); }
 
     /// Timer queue (executor thread only). erase is a no-op if not armed.
     void arm(detail::timer_node& n) noexcept { timers_.push(n); }
@@ -195,6 +254,11 @@ private:
         return pop_ready()->resume_point_;
     }
 
+    [[gnu::noinline]] bool wait_in_place_until_timer() noexcept {
+        waker_.wait_until(timers_.next_deadline());
+        return still_idle();
+    }
+
     static void on_stop_node(irq_node*) noexcept {}
 
     void fire_timers() noexcept {
@@ -207,20 +271,20 @@ private:
 
     // Nothing is ready: wait for the next timer or an interrupt. Returns
     // false if nothing could ever wake us (virtual clock only).
-    bool idle() noexcept {
-        std::uint64_t next = timers_.next_deadline();
+    [[gnu::always_inline]] bool idle() noexcept {
         if (cfg_.clock == clock_mode::virtual_) {
-            if (next != port::no_deadline) {
+            if (!timers_.empty()) {
                 // Time passes only while idle, and only as far as the next timer.
+                std::uint64_t next = timers_.top()->deadline_ns;
                 if (next > virtual_now_) virtual_now_ = next;
                 return true;
             }
             if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0 && !irqs_.maybe_pending())
                 return false;
-            waker_.wait_until(port::no_deadline);
-            return true;
         }
-        waker_.wait_until(next);
+        // One call site for both clocks: the port inlines the wait for a
+        // notify alone, and the run loop should hold one copy of it.
+        waker_.wait_until(timers_.next_deadline());
         return true;
     }
 
@@ -234,6 +298,7 @@ private:
     detail::timer_heap timers_;
     task_control* ready_[max_priority + 1];  // tail of each level's ring
     std::atomic<bool> stop_{false};
+    bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
     irq_node stop_node_{&on_stop_node};
     executor_config cfg_;
     port::waker waker_;

@@ -27,8 +27,9 @@ struct irq_node {
 /// Multi-producer (ISRs, threads), single-consumer (the executor) queue.
 class interrupt_queue {
 public:
-    /// Interrupt-safe, lock-free, does not allocate. Returns false if the
-    /// node is already queued (its previous post is still pending).
+    /// Interrupt-safe (not from an NMI: detail/isr_atomic.hpp), lock-free,
+    /// does not allocate. Returns false if the node is already queued (its
+    /// previous post is still pending).
     bool post(irq_node& n) noexcept {
         // acq_rel: acquire so that a node we re-post after the executor
         // handled it sees the executor's writes; release publishes ours.
@@ -46,7 +47,7 @@ public:
     /// Like post(), for an owner whose own state machine guarantees that
     /// `n` is never queued twice (split_phase): skips the `queued` flag,
     /// i.e. one compare-and-swap loop instead of an exchange and the loop.
-    /// Interrupt-safe, lock-free.
+    /// Interrupt-safe as post().
     void push(irq_node& n) noexcept {
         irq_node* head = head_.load(std::memory_order_relaxed);
         do {
@@ -67,8 +68,10 @@ public:
     unsigned drain() noexcept {
         // acquire: pairs with the release CAS in post().
         irq_node* n = head_.exchange(nullptr, std::memory_order_acquire);
-        irq_node* fifo = nullptr;
-        while (n) {  // reverse LIFO into arrival order
+        irq_node* fifo = n;
+        // A lone node (the usual case: one interrupt per wake-up) needs no
+        // reversal.
+        if (n && n->next) for (fifo = nullptr; n;) {  // reverse LIFO into arrival order
             irq_node* next = n->next;
             n->next = fifo;
             fifo = n;
@@ -88,6 +91,10 @@ public:
         }
         return count;
     }
+
+    /// Executor only, from a handler run by drain(): true if no node of
+    /// the batch is left to run after it.
+    bool batch_done() const noexcept { return draining_ == nullptr; }
 
     /// Executor only, and only after the node's poster can no longer post
     /// it (the driver is detached, the ISR disabled): makes sure `n` is not

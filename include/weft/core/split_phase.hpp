@@ -12,19 +12,35 @@
 // State machine (numbers cited in the code). `filling` states belong to
 // one completer while it writes the value: the state itself is the lock, so
 // a completion is one compare-and-swap, one store and (if a task waits) one
-// push onto the interrupt queue.
+// push onto the interrupt queue, or one notify() if it waits in place.
 //
 //   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> done
-//     │                      │                            ^                         │ ^
-//     │                      │                            │ (3c) co_await while     │ │
-//     │                      │                            │      filling            │ │
-//     └──(3) complete()──> filling ──(3b) value, nobody waits─────────────────────────┘ │
-//                            │                                                      │
-//                            └──(5) cancel/timeout ──> idle   (4) resume ──> idle <──┘
+//    │ │                                           ^  ^
+//    │ │                                           │  └─(8b) filling_blocked, gave up waiting in place
+//    │ │                                           └─(3c) co_await while filling
+//    │ └──(3) complete()──> filling ───────────────┘
+//    │                        └──(3b) value, nobody waits──> done
+//    │                   armed ──(5) cancel/timeout──> idle
+//    │
+//    └──(6) co_await, idle executor──> blocked ──(7) complete()──> filling_blocked
+//                                        │                           └──(7b) value, notify──> done
+//                                        └──(8) other work first──> armed
+//
+//   done ──(4) resume──> idle
 //
 //   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
 //   the value ready. (5) applies to `armed` only: a completion that has
 //   already claimed the state wins and is delivered.
+//   (6): when nothing else could run before the completion anyway (no task
+//   ready, no interrupt node queued, no timer due: executor::idle_now()),
+//   the awaiting task does not suspend: it sleeps in the port itself
+//   (executor::wait_in_place()) and the completer only writes the value
+//   and notifies (7, 7b), with no trip through the interrupt queue and
+//   run(). If an interrupt node or a timer comes first, the task falls
+//   back to waiting as in (1): (8) blocked -> armed, or (8b)
+//   filling_blocked -> filling_armed while a completer writes. A
+//   completion that is in but arrives together with other work requeues
+//   the task so run() keeps the priority order.
 #include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/executor.hpp>
@@ -34,13 +50,19 @@
 #include <coroutine>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 namespace weft {
 
 template <class T>
 class split_phase : detail::wait_node, irq_node {
-    enum state : std::uint8_t { idle, armed, done, filling, filling_armed };
+    // A whole word: byte atomics cost a zero-extension after every load on
+    // Arm, and the padding after the state is there anyway.
+    using word = std::uint32_t;
+    // Each waiting state's `filling_` twin is 4 above it, and blocked is
+    // one above armed: the transitions are additions.
+    enum state : word { idle, armed, blocked, done, filling, filling_armed, filling_blocked };
 
 public:
     explicit split_phase(const char* name = "split_phase") noexcept
@@ -50,30 +72,36 @@ public:
 
     const char* name() const noexcept { return name_; }
 
-    /// Delivers the result. Interrupt-safe, lock-free, no allocation.
+    /// Delivers the result. Interrupt-safe (from maskable handlers, not an
+    /// NMI), no allocation: lock-free, or on a one-core port a few
+    /// instructions with interrupts masked.
     /// Fails with `busy` (naming the operation) if an earlier result has not
     /// been consumed yet: the new value is refused, the old one kept.
     [[nodiscard]] status complete(T value) noexcept {
-        std::uint8_t s = state_.load(std::memory_order_relaxed);
-        std::uint8_t claim;
+        if constexpr (masked_completion) return complete_masked(value);
+        word s = state_.load(std::memory_order_relaxed);
+        word claim;
         do {
             if (s == done) return refused("completed twice before being awaited");
-            if (s != idle && s != armed) return refused("completed concurrently");
-            claim = s == armed ? filling_armed : filling;
-            // acquire: when armed, see the waiter's ex_ and ctl_ (published
-            // by its release CAS) before posting to ex_.
+            if (s > blocked) return refused("completed concurrently");
+            claim = word(s + (filling - idle));  // (3), (2), (7)
+            // acquire: when armed or blocked, see the waiter's ex_ and ctl_
+            // (published by its release CAS) before using ex_.
         } while (!state_.compare_exchange_weak(s, claim, std::memory_order_acquire,
                                                std::memory_order_relaxed));
         value_ = std::move(value);
-        if (claim == filling) {
-            std::uint8_t expected = filling;
-            // release: the awaiter's acquire of `done` sees value_. (3b)
-            if (state_.compare_exchange_strong(expected, done, std::memory_order_acq_rel,
-                                               std::memory_order_acquire))
+        if (claim == filling_blocked) {
+            executor* ex = ex_;  // before `done`: the waiter may then leave
+            if (finish(claim)) {
+                ex->notify();  // (7b)
                 return {};
-            // (3c): a task armed while we wrote; the failed CAS acquired
-            // its ex_/ctl_, and it now waits for our wake-up.
+            }
+            // (8b): the task gave up waiting in place; it waits for our
+            // wake-up through the executor now.
+        } else if (claim == filling && finish(claim)) {
+            return {};  // (3b)
         }
+        // (3c), (8b): the failed CAS in finish() acquired the task's ex_/ctl_.
         // release: the executor resumes the task after draining our node
         // and the task reads value_ then.
         state_.store(done, std::memory_order_release);  // (2b)
@@ -102,18 +130,41 @@ public:
 private:
     template <class P>
     bool suspend(std::coroutine_handle<P> h) noexcept {
-        ctl_ = &h.promise().control();
-        if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
-        ex_ = &ctl_->exec();
+        // Locals, not the members, across the sleep: the port's interrupt
+        // masking is a compiler barrier that would force the members to be
+        // reloaded.
+        task_control* ctl = &h.promise().control();
+        ctl_ = ctl;
+        if (ctl->cancel_requested()) { outcome_ = errc::cancelled; return false; }
+        executor* ex = &ctl->exec();
+        ex_ = ex;
+        // Stored on every await, although resume() also clears it: a task
+        // woken by an abort but never resumed (its executor abandoned
+        // after a stop) must not leave its reason to the next awaiter.
         outcome_ = errc::ok;
+        word s = idle;
+        // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
+        // it completed between await_ready and here.
+        if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
+                                                             std::memory_order_acquire)) {  // (6)
+            // Inline only the common case: no timer, so the sleep is the
+            // port's inline wait for a notify and needs no clock.
+            if (ex->timer_armed()) return keep_waiting(h);
+            bool alone = ex->wait_in_place();
+            // acquire: see value_ once `done` (7b).
+            if (state_.load(std::memory_order_acquire) == done && alone) return false;
+            return keep_waiting(h);
+        }
+        return arm(h, s);
+    }
+    // (1), or the value is in or being written (3b, 3c). Out of line, so
+    // that the inline part needs few registers.
+    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, word s) noexcept {
         abort = &on_abort;
         ex_->armed_begin();
         ctl_->park(h, this);
-        std::uint8_t s = idle;
-        // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
-        // it completed between await_ready and here.
-        if (state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
-                                           std::memory_order_acquire))
+        if (s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
+                                                        std::memory_order_acquire))
             return true;  // (1)
         if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
                                                            std::memory_order_acquire))
@@ -122,21 +173,56 @@ private:
         ctl_->park(h);
         return false;
     }
+    // (6)-(8) after a wake-up that did not deliver the value alone: a
+    // spurious wake, a completer still writing (foreign thread), or other
+    // work for run(). Returns await_suspend's answer: false when the value
+    // is in and nothing else needs the executor (the task continues).
+    [[gnu::noinline]] bool keep_waiting(std::coroutine_handle<> h) noexcept {
+        // acquire: see value_ once `done` (7b).
+        word s = state_.load(std::memory_order_acquire);
+        bool alone = ex_->still_idle();
+        while (alone && s != done) {
+            alone = ex_->wait_in_place();
+            s = state_.load(std::memory_order_acquire);
+        }
+        if (alone) return false;  // (7b)
+        // An interrupt node or a timer needs run() first: wait as in (1).
+        ctl_->park(h, this);
+        while (s != done) {
+            // blocked -> armed (8), filling_blocked -> filling_armed (8b).
+            // acq_rel as in (1); on failure, acquire sees a new value_.
+            if (state_.compare_exchange_weak(s, word(s - (blocked - armed)), std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
+                abort = &on_abort;
+                ex_->armed_begin();
+                return true;
+            }
+        }
+        // The value is in, but run() has other work that may come first:
+        // requeue, so that the priority order holds.
+        ctl_->park(h);
+        ex_->schedule(*ctl_);
+        return true;
+    }
     result<T> resume() noexcept {
-        if (outcome_ != errc::ok) return error{outcome_, "split_phase", name_, 0, nullptr};
+        if (outcome_ != errc::ok) [[unlikely]] return take_outcome();
         T v = std::move(value_);
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
+    }
+    // Out of line: an await that ended early is the rare path.
+    [[gnu::noinline]] error take_outcome() const noexcept {
+        return error{outcome_, "split_phase", name_, 0, nullptr};
     }
 
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
         auto* self = static_cast<split_phase*>(n);
         self->ex_->armed_end();
-        self->ctl_->wake();
+        self->ex_->wake_from_handler(*self->ctl_);  // the handler's last action
     }
     static void on_abort(detail::wait_node* w, errc why) noexcept {  // (5)
         auto* self = static_cast<split_phase*>(w);
-        std::uint8_t expected = armed;
+        word expected = armed;
         if (self->state_.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
             self->ex_->armed_end();
             self->outcome_ = why;
@@ -145,13 +231,41 @@ private:
         // else: the ISR completed first; its queued wake-up delivers the
         // value and the abort loses the race (no value is dropped).
     }
+    // On one core, masking interrupts makes the whole hand-off atomic with
+    // respect to the task and every other handler, so a small value is
+    // simply written under the mask: no `filling` states, one state load
+    // and store instead of two compare-and-swaps. (2)+(2b), (3)+(3b),
+    // (7)+(7b) each become one step.
+    static constexpr bool masked_completion =
+        port::single_core && std::is_trivially_copyable_v<T> && sizeof(T) <= 16;
+    status complete_masked(const T& value) noexcept {
+        word s;
+        {
+            port::critical_section masked;
+            s = state_.load(std::memory_order_relaxed);
+            if (s <= blocked) {
+                value_ = value;
+                state_.store(done, std::memory_order_relaxed);
+                if (s == blocked) ex_->notify();
+                else if (s == armed) ex_->post_unique(*this);
+            }
+        }
+        if (s == done) return refused("completed twice before being awaited");
+        if (s > blocked) return refused("completed concurrently");
+        return {};
+    }
+    // release: the awaiter's acquire of `done` sees value_. Fails if the
+    // task changed the state meanwhile (3c, 8b).
+    [[gnu::always_inline]] bool finish(word claim) noexcept {
+        return state_.compare_exchange_strong(claim, done, std::memory_order_acq_rel, std::memory_order_acquire);
+    }
     // Out of line: formatting an error is the rare path of an ISR.
     [[gnu::noinline, gnu::cold]] status refused(const char* why) const noexcept {
         return error{errc::busy, "split_phase", name_, 1, why};
     }
 
     const char* name_;
-    detail::isr_atomic<std::uint8_t> state_{idle};
+    detail::isr_atomic<word> state_{idle};
     executor* ex_ = nullptr;
     task_control* ctl_ = nullptr;
     errc outcome_ = errc::ok;

@@ -36,16 +36,21 @@ public:
                       "against a sleeping task with when_any");
         ctl_ = &h.promise().control();
         executor& ex = ctl_->exec();
-        time_point t = relative_ ? ex.now() + delta_ : deadline_;
-        if constexpr (std::is_void_v<r>) inner_.await_suspend(h);
-        else if (!inner_.await_suspend(h)) return false;
-        if (t <= ex.now()) {  // already late: end the wait right away
-            ctl_->abort_wait(errc::timeout);
-            return true;
-        }
+        time_point now = ex.now();
+        time_point t = relative_ ? now + delta_ : deadline_;
+        // Armed before the inner wait starts, because the inner wait looks
+        // at the timers: a split_phase sleeps in place only until the next
+        // deadline (executor::idle_now()). If the inner await does not
+        // suspend, await_resume disarms.
         deadline_ns = to_ns(t);
         fire = &on_fire;
         ex.arm(*this);
+        if constexpr (std::is_void_v<r>) inner_.await_suspend(h);
+        else if (!inner_.await_suspend(h)) return false;
+        if (t <= now) {  // already late: end the wait right away
+            ex.disarm(*this);
+            ctl_->abort_wait(errc::timeout);
+        }
         return true;
     }
 

@@ -6,11 +6,16 @@
 // On a single-core port an interrupt handler runs on the very core whose
 // code it interrupts, and a core sees its own loads and stores in program
 // order; only the compiler could reorder them. There every operation is
-// done relaxed between two compiler fences: the read-modify-writes stay
-// atomic (on Arm, ldrex/strex, whose reservation an exception entry
-// clears) and the memory barriers (dmb) that the orders would add go away,
-// which is most of the ordering cost of an interrupt hand-off on a
-// Cortex-M. Elsewhere the orders are passed through unchanged.
+// done relaxed between two compiler fences: exchanges stay atomic (on Arm,
+// ldrex/strex, whose reservation an exception entry clears) and the memory
+// barriers (dmb) that the orders would add go away, which is most of the
+// ordering cost of an interrupt hand-off on a Cortex-M. A compare-and-swap
+// there is a load, a compare and a store inside port::critical_section:
+// no retry loop and no success flag to materialise, so fewer instructions
+// than ldrex/strex; the masking (and the port's asm) is also the compiler
+// fence. Not safe from a handler the critical section cannot mask (NMI,
+// HardFault on Cortex-M). Elsewhere the orders are passed through
+// unchanged.
 #include <weft/port/port.hpp>
 
 #include <atomic>
@@ -76,6 +81,16 @@ private:
     template <bool Weak>
     [[gnu::always_inline]] bool cas(T& expected, T desired, std::memory_order success,
                                     std::memory_order failure) noexcept {
+        if constexpr (one_core) {
+            port::critical_section masked;
+            T cur = v_.load(std::memory_order_relaxed);
+            if (cur != expected) {
+                expected = cur;
+                return false;
+            }
+            v_.store(desired, std::memory_order_relaxed);
+            return true;
+        }
         fence_before(success);
         bool ok = Weak ? v_.compare_exchange_weak(expected, desired, hw(success), hw(failure))
                        : v_.compare_exchange_strong(expected, desired, hw(success), hw(failure));

@@ -24,17 +24,19 @@ namespace weft::port {
 
 namespace cortex_m {
 
-inline std::uint32_t primask() noexcept {
+[[gnu::always_inline]] inline std::uint32_t primask() noexcept {
     std::uint32_t v;
     __asm volatile("mrs %0, primask" : "=r"(v)::"memory");
     return v;
 }
-inline void set_primask(std::uint32_t v) noexcept { __asm volatile("msr primask, %0" ::"r"(v) : "memory"); }
-inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
-inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
+[[gnu::always_inline]] inline void set_primask(std::uint32_t v) noexcept {
+    __asm volatile("msr primask, %0" ::"r"(v) : "memory");
+}
+[[gnu::always_inline]] inline void disable_interrupts() noexcept { __asm volatile("cpsid i" ::: "memory"); }
+[[gnu::always_inline]] inline void enable_interrupts() noexcept { __asm volatile("cpsie i" ::: "memory"); }
 /// Waits for an interrupt. With PRIMASK set, a pending interrupt still ends
 /// the wait but its handler runs only after enable_interrupts().
-inline void wait_for_interrupt() noexcept { __asm volatile("dsb\n\twfi" ::: "memory"); }
+[[gnu::always_inline]] inline void wait_for_interrupt() noexcept { __asm volatile("dsb\n\twfi" ::: "memory"); }
 
 /// Upper 32 bits of the tick counter; incremented by the timer-0 handler.
 inline volatile std::uint32_t clock_high = 0;
@@ -104,17 +106,11 @@ public:
 
     /// Returns when now_ns() >= deadline_ns or after notify(). Thread mode
     /// only (never from an ISR). Allocates nothing.
-    void wait_until(std::uint64_t deadline_ns) noexcept {
-        for (;;) {
-            cortex_m::disable_interrupts();
-            if (pending_) break;
-            if (deadline_ns != ~std::uint64_t{0} && !arm_alarm_for(deadline_ns)) break;
-            cortex_m::wait_for_interrupt();
-            cortex_m::enable_interrupts();  // the waking handler runs here
-        }
-        pending_ = false;
-        cortex_m::disarm_alarm();
-        cortex_m::enable_interrupts();
+    [[gnu::always_inline]] void wait_until(std::uint64_t deadline_ns) noexcept {
+        // Waiting for a notify alone (no timer pending) is the interrupt
+        // hand-off's hot path: inline, no alarm to arm or disarm.
+        if (deadline_ns == ~std::uint64_t{0}) wait_for_notify();
+        else wait_for(deadline_ns);
     }
 
     /// Ends the current or next wait_until(). Interrupt-safe (one store);
@@ -124,11 +120,33 @@ public:
     }
 
 private:
-    // Out of line: waiting for an interrupt alone (the executor with no
-    // timer pending) then needs none of the clock arithmetic's registers,
-    // which -Os would otherwise set up on every call. False if the
-    // deadline has passed.
-    [[gnu::noinline]] static bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
+    [[gnu::always_inline]] void wait_for_notify() noexcept {
+        cortex_m::disable_interrupts();
+        while (!pending_) {
+            cortex_m::wait_for_interrupt();
+            cortex_m::enable_interrupts();  // the waking handler runs here
+            cortex_m::disable_interrupts();
+        }
+        pending_ = false;
+        cortex_m::enable_interrupts();
+    }
+    // Out of line: waiting for a deadline is the rarer path, and the only
+    // one that needs the alarm arithmetic.
+    [[gnu::noinline]] void wait_for(std::uint64_t deadline_ns) noexcept {
+        for (;;) {
+            cortex_m::disable_interrupts();
+            if (pending_ || !arm_alarm_for(deadline_ns)) break;
+            cortex_m::wait_for_interrupt();
+            cortex_m::enable_interrupts();  // the waking handler runs here
+        }
+        pending_ = false;
+        cortex_m::disarm_alarm();
+        cortex_m::enable_interrupts();
+    }
+
+    // Inlined into wait_for(), the one out-of-line path that needs the
+    // clock arithmetic's registers. False if the deadline has passed.
+    [[gnu::always_inline]] static bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
         std::uint64_t now = now_ns();
         if (now >= deadline_ns) return false;
         // At most ~4.3 s per shot (the caller's loop re-arms), so that the
@@ -146,10 +164,13 @@ private:
 
 /// Masks interrupts (PRIMASK) for its lifetime; nests (restores the mask it
 /// found). Callable from thread mode and from handlers.
+// Forced inline (as are the PRIMASK helpers): at -Os GCC 12 kept the
+// constructor out of line, which turned every masked compare-and-swap of
+// the interrupt hand-off (isr_atomic on one core) into a call.
 class critical_section {
 public:
-    critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
-    ~critical_section() { cortex_m::set_primask(saved_); }
+    [[gnu::always_inline]] critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
+    [[gnu::always_inline]] ~critical_section() { cortex_m::set_primask(saved_); }
     critical_section(const critical_section&) = delete;
     critical_section& operator=(const critical_section&) = delete;
 
