@@ -7,6 +7,8 @@
 #include <weft/core.hpp>
 #include <weft/csp.hpp>
 #include <weft_port/board/button.hpp>
+#include <weft_port/board/fpgaio.hpp>
+#include <weft_port/board/led.hpp>
 #include <weft_port/mps2.hpp>
 
 #include <cstdio>
@@ -124,6 +126,77 @@ std::uint64_t isr_channel_run(int n) {
     return port::now_ns() - t0;
 }
 
+// button_to_led: seed 003's button-blinky end to end, as its application
+// is written (examples/button_blinky): IRQ -> button driver -> bchan ->
+// task -> lchan -> LED connection -> FPGAIO register. An op is one edge;
+// the task raises the next one before it waits, as in isr_to_channel.
+board::led bench_led{"led0", 0};
+task<> blinky(channel<bool>& b, channel<bool>& l, int n) {
+    for (int i = 0; i < n; ++i) {
+        port::cortex_m::disable_interrupts();
+        mps2::pend_irq(mps2::soft_irq0);
+        auto on = co_await recv(b);
+        (void)co_await send(l, *on);
+    }
+}
+
+std::uint64_t button_led_run(int n) {
+    executor ex;
+    channel<bool> b{"bchan"}, l{"lchan"};
+    auto bc = connect(ex, b, bench_button);
+    auto lc = connect(ex, l, bench_led);
+    const unsigned before = bench_led.writes();
+    std::uint64_t t0 = port::now_ns();
+    auto h = ex.spawn(blinky(b, l, n));
+    check(h);
+    (void)ex.run();
+    port::cortex_m::enable_interrupts();
+    std::uint64_t t = port::now_ns() - t0;
+    if (bench_led.writes() - before != unsigned(n)) port::fatal("bench: button_to_led: an edge did not reach the LED");
+    return t;
+}
+
+// The C that button-blinky replaces (seed 003, Table 1: interrupt-based),
+// as bare metal writes it: the sampling ISR (soft_irq1) detects the edge
+// and pushes it into a 16-entry ring; the main loop sleeps in WFI until
+// the ring holds an edge, pops it and writes the LED register. Same
+// button read, same edge detection, same masked LED update as the weft
+// drivers; no tasks, no channels, no executor. Measured as a peer
+// (system "c_superloop").
+namespace plain_c {
+volatile std::uint32_t head = 0, tail = 0;  // the ISR advances head, the loop tail
+volatile bool ring[16];
+bool last = false;
+unsigned lost = 0, writes = 0;
+}  // namespace plain_c
+
+std::uint64_t c_superloop_run(int n) {
+    using namespace plain_c;
+    std::uint64_t t0 = port::now_ns();
+    for (int i = 0; i < n; ++i) {
+        port::cortex_m::disable_interrupts();
+        mps2::pend_irq(mps2::soft_irq1);
+        while (head == tail) {  // masked: no edge slips in between the test and WFI
+            port::cortex_m::wait_for_interrupt();
+            port::cortex_m::enable_interrupts();  // the ISR runs here
+            port::cortex_m::disable_interrupts();
+        }
+        port::cortex_m::enable_interrupts();
+        const std::uint32_t t = tail;
+        const bool on = ring[t % 16];
+        tail = t + 1;
+        {
+            port::critical_section cs;
+            auto& r = board::fpgaio::leds();
+            r = on ? (r | 1u) : (r & ~1u);
+        }
+        ++writes;
+    }
+    std::uint64_t t = port::now_ns() - t0;
+    if (lost != 0) port::fatal("bench: c_superloop lost an edge");
+    return t;
+}
+
 void report(const char* workload, std::uint64_t (*run)(int), int n, int ops_per_n) {
     bench_target::measure("target-csp", workload, run, n, ops_per_n, ",\"allocations\":0");
 }
@@ -136,12 +209,31 @@ extern "C" void weft_irq_handler_31() {
     (void)bench_button.sample();
 }
 
+// c_superloop's sampling ISR: button.sample()'s work, written out.
+extern "C" void weft_irq_handler_30() {
+    using namespace plain_c;
+    level = !level;
+    const bool now = (board::fpgaio::buttons() & 1u) != 0 || level;
+    if (now == last) return;
+    last = now;
+    const std::uint32_t h = head;
+    if (h - tail == 16) {
+        ++lost;
+        return;
+    }
+    ring[h % 16] = now;
+    head = h + 1;
+}
+
 int main() {
     mps2::enable_irq(mps2::soft_irq0);
+    mps2::enable_irq(mps2::soft_irq1);
     int n = 20000;
     report("pingpong_rendezvous", pingpong_run, n, 1);
     report("throughput_buffered", buffered_run, n, 1);
     report("choose_8", choose_run, n / 8, 8);
     report("isr_to_channel", isr_channel_run, n, 1);
+    report("button_to_led", button_led_run, n, 1);
+    bench_target::measure("target-csp", "button_to_led", c_superloop_run, n, 1, ",\"allocations\":0", "c_superloop");
     return 0;
 }

@@ -31,7 +31,9 @@ public:
         wait_ = wait;
     }
     /// (5) Makes the task ready again; the executor resumes resume_point_.
-    inline void wake() noexcept;
+    /// Flattened: every hand-over wakes a task, and a second call into
+    /// executor::schedule costs it a prologue, a branch and a return.
+    [[gnu::flatten]] inline void wake() noexcept;
 
     /// Requests cancellation: the task's current await (if abortable) ends
     /// at once with errc::cancelled, and every later await does too. Runs on

@@ -378,7 +378,7 @@ private:
     struct first_state : first_receiver_state {
         detail::first_sender<T>* sender = nullptr;  // or a send (rendezvous only)
     };
-    std::uint32_t tail() const noexcept {
+    [[gnu::always_inline]] std::uint32_t tail() const noexcept {
         std::uint32_t t = n_.head + n_.count;
         return t >= N ? t - std::uint32_t(N) : t;
     }
