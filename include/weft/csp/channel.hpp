@@ -340,7 +340,7 @@ private:
     }
     // Moves the first sender's value into raw storage at `to`; its send is
     // over (status ok).
-    void take_first_sender(void* to) noexcept {
+    [[gnu::always_inline]] void take_first_sender(void* to) noexcept {
         if constexpr (N == 0) {
             detail::move_fresh(to, *first_.sender->value);
             wake_first_sender();
