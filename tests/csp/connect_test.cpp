@@ -144,6 +144,75 @@ TEST(connect, close_hands_back_the_held_value_and_the_driver_connects_again) {
     EXPECT_EQ(c2.transferred(), 3u);
 }
 
+// An output connection waits on its channel as the first receiver (the
+// sender hands over inline, the channel calls the connection instead of
+// waking a task). A task that receives meanwhile queues behind it, and the
+// connection, re-offering after its write, queues behind the task: values
+// go to whoever waited first.
+TEST(connect, output_connection_waits_first_and_later_receivers_queue_behind_it) {
+    executor ex{test::virtual_clock()};
+    sim::led led0{"led0"};
+    channel<bool> lchan{"lchan"};
+    auto l = connect(ex, lchan, led0);
+    std::vector<bool> task_got;
+    auto receiver = [&]() -> task<> { task_got.push_back(*co_await recv(lchan)); };
+    auto sender = [&]() -> task<> {
+        co_await sleep_for(1ms);  // the receiver is queued behind the connection by now
+        for (bool v : {true, false, true}) EXPECT_TRUE(co_await send(lchan, v));
+    };
+    auto r = ex.spawn(receiver());
+    auto s = ex.spawn(sender());
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(task_got, (std::vector<bool>{false}));  // the second value
+    EXPECT_EQ(led0.writes(), 2u);                     // the first and the third
+    EXPECT_TRUE(led0.on());
+    EXPECT_EQ(l.transferred(), 2u);
+}
+
+// Closing the channel ends the connection's wait as first receiver: later
+// sends fail with `closed`, and the LED is not written again.
+TEST(connect, closing_the_channel_ends_an_output_connection_waiting_first) {
+    executor ex{test::virtual_clock()};
+    sim::led led0{"led0"};
+    channel<bool> lchan{"lchan"};
+    auto l = connect(ex, lchan, led0);
+    auto t = [&]() -> task<> {
+        EXPECT_TRUE(co_await send(lchan, true));
+        lchan.close();
+        status st = co_await send(lchan, false);
+        EXPECT_EQ(st.code(), errc::closed);
+    };
+    auto h = ex.spawn(t());
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(led0.writes(), 1u);
+    EXPECT_TRUE(led0.on());
+    EXPECT_FALSE(l.close());  // nothing held
+}
+
+// A closed (or destroyed) output connection no longer waits on its
+// channel: a value sent afterwards is not handed to it but waits for the
+// next receiver.
+TEST(connect, a_closed_output_connection_is_no_longer_the_first_receiver) {
+    executor ex{test::virtual_clock()};
+    sim::led led0{"led0"};
+    channel<bool> lchan{"lchan"};
+    {
+        auto gone = connect(ex, lchan, led0);
+    }
+    auto l = connect(ex, lchan, led0);
+    EXPECT_FALSE(l.close());
+    auto refused = lchan.try_send(true);
+    EXPECT_FALSE(refused);  // nobody receives
+    std::vector<bool> got;
+    auto receiver = [&]() -> task<> { got.push_back(*co_await recv(lchan)); };
+    auto sender = [&]() -> task<> { EXPECT_TRUE(co_await send(lchan, true)); };
+    auto r = ex.spawn(receiver());
+    auto s = ex.spawn(sender());
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, (std::vector<bool>{true}));
+    EXPECT_EQ(led0.writes(), 0u);
+}
+
 // The edge is posted (the connection's node is in the executor's interrupt
 // queue) and then the connection is destroyed before run(): the queued
 // post must not run on the dead connection (ASan would see it), and the

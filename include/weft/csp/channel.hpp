@@ -279,6 +279,22 @@ public:
         first_.node = &f;
         first_.ctl = &c;
     }
+    /// Precondition: can_wait_first(). Like wait_first, for a receiver
+    /// without a task (an output connection, connect.hpp): when its wait
+    /// ends, with a value (status ok) or `closed`, the channel calls the
+    /// node's hook, `f.abort(&f, f.status)`, instead of waking a task.
+    void wait_first_hook(detail::first_receiver<T>& f) noexcept {
+        f.status = errc::ok;
+        first_.node = &f;
+        first_.ctl = nullptr;
+    }
+    /// Ends the wait of `f` if it is the first receiver (executor thread;
+    /// its hook is not called). False if it was not waiting here.
+    bool withdraw_first(detail::first_receiver<T>& f) noexcept {
+        if (first_.node != &f) return false;
+        first_.node = nullptr;
+        return true;
+    }
     /// The first receiver's wait was aborted (cancel, with_timeout): it is
     /// no longer waiting here. Returns its task.
     task_control* forget_first() noexcept {
@@ -329,9 +345,11 @@ private:
         if (closed_) { st = errc::closed; return true; }
         return false;
     }
-    void wake_first() noexcept {
+    [[gnu::always_inline]] void wake_first() noexcept {
+        detail::first_receiver<T>* f = first_.node;
         first_.node = nullptr;
-        first_.ctl->wake();
+        if (task_control* c = first_.ctl) c->wake();
+        else f->abort(f, f->status);  // a connection's node (wait_first_hook): no task
     }
     // A sender waits: the first sender or a queued offer.
     [[gnu::always_inline]] bool senders_wait() const noexcept {

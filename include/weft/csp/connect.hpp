@@ -140,12 +140,15 @@ public:
     output_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
         : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
         offer_.owner = this;
-        offer_.value = slot_.raw();
+        offer_.value = node_.slot.raw();
         complete = &on_commit;
+        node_.abort = &on_first_done;
+        node_.self = this;
         drv.attach(ex, *this);
         pump();
     }
     ~output_connection() {
+        (void)ch_->withdraw_first(node_);
         (void)disconnect(*drv_);
         if (held_) drop();
     }
@@ -154,50 +157,69 @@ public:
     /// the driver has not accepted yet, if any. Idempotent.
     std::optional<T> close() noexcept {
         std::optional<T> held;
+        (void)ch_->withdraw_first(node_);
         if (disconnect(*drv_) && held_) {
-            held.emplace(std::move(*slot_.get()));
+            held.emplace(std::move(*node_.slot.get()));
             drop();
         }
         return held;
     }
 
 private:
+    // Where the channel puts a value for us when we wait as its first
+    // receiver (the common case: nobody else receives on a device's
+    // channel): a sender then hands over as to a waiting task, inline,
+    // and the channel calls this node's hook instead of waking a task.
+    struct hook_node : detail::first_receiver<T> {
+        output_connection* self;
+    };
+
     static void on_irq(irq_node* n) noexcept { static_cast<output_connection*>(n)->pump(); }
+    // A queued offer committed (another receiver was first when we waited).
     static void on_commit(sync_state* s) noexcept {
         auto* self = static_cast<output_connection*>(s);
-        self->waiting_ = false;
-        if (self->status != errc::ok) { self->closed_ = true; return; }
-        self->held_ = true;  // the sender moved its value into slot_
-        self->pump();
+        self->received(self->status);
+    }
+    // Our wait as the first receiver ended: a value is in node_.slot
+    // (ok) or the channel was closed.
+    static void on_first_done(weft::detail::wait_node* w, errc st) noexcept {
+        static_cast<hook_node*>(w)->self->received(st);
+    }
+    void received(errc st) noexcept {
+        waiting_ = false;
+        if (st != errc::ok) { closed_ = true; return; }
+        held_ = true;  // the sender moved its value into node_.slot
+        pump();
     }
     // Executor thread: write received values while the driver accepts them.
     void pump() noexcept {
         while (!waiting_ && !closed_ && !detached_) {
             if (held_) {
                 if (drv_->writable() == 0) return;  // the driver's interrupt resumes us
-                weft::status s = drv_->write(std::move(*slot_.get()));
+                weft::status s = drv_->write(std::move(*node_.slot.get()));
                 drop();
                 if (s) ++transferred_; else record(s.err());
                 continue;
             }
             errc st = errc::ok;
-            if (ch_->offer_recv(slot_, st)) {
+            if (!ch_->recv_must_wait() && ch_->offer_recv(node_.slot, st)) {
                 if (st != errc::ok) closed_ = true;
                 else held_ = true;
                 continue;
             }
             waiting_ = true;
-            ch_->wait_recv(offer_);
+            if (ch_->can_wait_first()) ch_->wait_first_hook(node_);
+            else ch_->wait_recv(offer_);
         }
     }
     void drop() noexcept {
-        slot_.destroy();
+        node_.slot.destroy();
         held_ = false;
     }
 
     channel<T, N>* ch_;
     D* drv_;
-    detail::value_slot<T> slot_;  // holds a value while held_
+    hook_node node_;  // its slot holds a value while held_
     bool held_ = false;
     bool closed_ = false;  // the channel was closed
 };
