@@ -148,8 +148,7 @@ public:
         pump();
     }
     ~output_connection() {
-        (void)ch_->withdraw_first(node_);
-        (void)disconnect(*drv_);
+        (void)stop();
         if (held_) drop();
     }
 
@@ -157,8 +156,7 @@ public:
     /// the driver has not accepted yet, if any. Idempotent.
     std::optional<T> close() noexcept {
         std::optional<T> held;
-        (void)ch_->withdraw_first(node_);
-        if (disconnect(*drv_) && held_) {
+        if (stop() && held_) {
             held.emplace(std::move(*node_.slot.get()));
             drop();
         }
@@ -174,6 +172,12 @@ private:
         output_connection* self;
     };
 
+    // disconnect() withdraws a queued offer; a wait as the first receiver
+    // is the channel's to end. False if already closed.
+    bool stop() noexcept {
+        (void)ch_->withdraw_first(node_);
+        return disconnect(*drv_);
+    }
     static void on_irq(irq_node* n) noexcept { static_cast<output_connection*>(n)->pump(); }
     // A queued offer committed (another receiver was first when we waited).
     static void on_commit(sync_state* s) noexcept {
