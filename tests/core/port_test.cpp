@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 TEST(port, clock_is_monotonic) {
@@ -30,6 +31,26 @@ TEST(port, notify_from_another_thread_wakes_a_waiter) {
     w.wait_until(weft::port::no_deadline);
     t.join();
     SUCCEED();
+}
+
+// wait(ready) returns at once when ready() already holds, and keeps the
+// latched notify for the next wait; otherwise it waits for the notify.
+TEST(port, wait_returns_when_ready_and_keeps_the_latch) {
+    weft::port::waker w;
+    w.notify();
+    int checks = 0;
+    w.wait([&] { ++checks; return true; });
+    EXPECT_EQ(checks, 1);
+    bool ready = false;
+    w.wait([&] { return ready; });  // the latched notify ends this one
+    std::atomic<bool> flag{false};
+    std::thread t([&] {
+        flag.store(true);
+        w.notify();  // several threads: the one that makes ready() true notifies
+    });
+    w.wait([&] { return flag.load(); });
+    t.join();
+    EXPECT_TRUE(flag.load());
 }
 
 TEST(port, critical_section_nests) {

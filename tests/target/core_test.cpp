@@ -210,6 +210,53 @@ WEFT_TARGET_TEST(split_phase, cancel_posted_during_the_wait) {
     WEFT_CHECK(op.ready());
 }
 
+// A notify latched before the wait (here by the task itself) ends the
+// sleep early with the operation still idle: the task sleeps again, and
+// the interrupt that comes later delivers the value.
+WEFT_TARGET_TEST(split_phase, latched_notify_does_not_end_the_wait) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    isr_ex = nullptr;
+    isr_post = nullptr;
+    isr_op = &op;
+    isr_value = 6;
+    mps2::enable_irq(mps2::soft_irq0);
+    int got = -1;
+    auto waiter = [&]() -> task<> {
+        ex.notify();
+        raise_masked();
+        auto v = co_await op;
+        got = v ? *v : -2;
+    };
+    auto w = ex.spawn(waiter());
+    WEFT_REQUIRE(w);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    isr_op = nullptr;
+    WEFT_CHECK_EQ(got, 6);
+    WEFT_CHECK(!op.ready());
+}
+
+// A value that is in before the await is delivered even to a task whose
+// cancellation was requested: the await had nothing left to wait for.
+WEFT_TARGET_TEST(split_phase, value_in_before_a_cancelled_await_is_delivered) {
+    executor ex;
+    split_phase<int> op{"adc"};
+    WEFT_REQUIRE(bool(op.complete(5)));
+    int got = -1;
+    auto waiter = [&]() -> task<> {
+        auto v = co_await op;
+        got = v ? *v : -2;
+        auto again = co_await op;  // nothing in now: the cancellation ends it
+        if (!again && again.code() == errc::cancelled) got += 10;
+    };
+    auto w = ex.spawn(waiter());
+    WEFT_REQUIRE(w);
+    w->cancel();
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK_EQ(got, 15);
+    WEFT_CHECK(!op.ready());
+}
+
 // With a timer armed, the task waits in place only until its deadline:
 // the sleeping task still wakes on time (and here completes the wait).
 WEFT_TARGET_TEST(split_phase, wait_in_place_ends_at_the_next_timer) {

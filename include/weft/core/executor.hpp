@@ -189,6 +189,14 @@ public:
         waker_.wait_until(port::no_deadline);
         return !irqs_.maybe_pending();
     }
+    /// wait_in_place() without a timer armed (timer_armed() false) that
+    /// also ends once ready() is true: the port's waker::wait(), so on a
+    /// single-core port a handler that makes ready() true needs no notify().
+    template <class Ready>
+    [[gnu::always_inline]] bool wait_in_place_for(Ready ready) noexcept {
+        waker_.wait(ready);
+        return !irqs_.maybe_pending();
+    }
     /// False once an interrupt node is queued or a timer is due, i.e. once
     /// run() has work that may come first. (No task can have become ready
     /// while a task waits in place: only the executor's thread schedules,

@@ -41,6 +41,11 @@
 //   filling_blocked -> filling_armed while a completer writes. A
 //   completion that is in but arrives together with other work requeues
 //   the task so run() keeps the priority order.
+//   (6m): on a one-core port with masked completions (a small trivially
+//   copyable T) and no timer armed, the task waits in place without
+//   leaving `idle`: the port's waker::wait() re-checks the state under
+//   the mask the completer writes it under, so the completion is a plain
+//   (3)+(3b) and its interrupt entry ends the sleep with no notify().
 #include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/executor.hpp>
@@ -113,7 +118,9 @@ public:
     /// ended early (cancelled, timeout). Interrupt-unsafe (task side).
     struct wait_operation {
         split_phase* op;
-        bool await_ready() const noexcept { return op->ready(); }
+        // With masked completions the wait in place (6m) checks for `done`
+        // first anyway: no separate check on the common path.
+        bool await_ready() const noexcept { return !masked_completion && op->ready(); }
         template <class P>
         bool await_suspend(std::coroutine_handle<P> h) noexcept { return op->suspend(h); }
         result<T> await_resume() noexcept { return op->resume(); }
@@ -135,7 +142,11 @@ private:
         // reloaded.
         task_control* ctl = &h.promise().control();
         ctl_ = ctl;
-        if (ctl->cancel_requested()) { outcome_ = errc::cancelled; return false; }
+        if (ctl->cancel_requested()) [[unlikely]] {
+            // A value already in is delivered, as await_ready() would have.
+            outcome_ = ready() ? errc::ok : errc::cancelled;
+            return false;
+        }
         executor* ex = &ctl->exec();
         ex_ = ex;
         // Stored on every await, although resume() also clears it: a task
@@ -143,6 +154,9 @@ private:
         // after a stop) must not leave its reason to the next awaiter.
         outcome_ = errc::ok;
         word s = idle;
+        if constexpr (masked_completion) {
+            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex);  // (6m)
+        }
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
         if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
@@ -156,6 +170,25 @@ private:
             return keep_waiting(h);
         }
         return arm(h, s);
+    }
+    // (6m): with masked completions and no timer, the wait in place needs
+    // no `blocked` state: the port checks state_ under the same mask as
+    // the completer writes it, so the completion is a plain (3)+(3b) and
+    // its interrupt ends the sleep without a notify().
+    template <class P>
+    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<P> h, task_control* ctl, executor* ex) noexcept {
+        bool alone;
+        word s;
+        do {  // a wake by an earlier, latched notify() finds the state idle
+            alone = ex->wait_in_place_for([this] { return state_.load(std::memory_order_relaxed) != idle; });
+            s = state_.load(std::memory_order_acquire);
+        } while (alone && s == idle);
+        if (s != done) return arm(h, s);  // run() has work first: wait as in (1)
+        if (alone) return false;
+        // The value is in, but run() has other work that may come first.
+        ctl->park(h);
+        ex->schedule(*ctl);
+        return true;
     }
     // (1), or the value is in or being written (3b, 3c). Out of line, so
     // that the inline part needs few registers.
@@ -246,8 +279,12 @@ private:
             if (s <= blocked) {
                 value_ = value;
                 state_.store(done, std::memory_order_relaxed);
-                if (s == blocked) ex_->notify();
-                else if (s == armed) ex_->post_unique(*this);
+                // idle: nobody waits, or the task waits in place (6m) and
+                // this interrupt's entry ends its sleep.
+                if (s != idle) [[unlikely]] {
+                    if (s == armed) ex_->post_unique(*this);
+                    else ex_->notify();  // blocked: (6) with a timer armed
+                }
             }
         }
         if (s == done) return refused("completed twice before being awaited");

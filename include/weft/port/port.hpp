@@ -17,6 +17,12 @@
 //         notify() is called; deadline_ns == no_deadline waits for notify
 //         only. A notify() that happened since the previous wait_until
 //         returned makes the next call return at once (the wake is latched).
+//     template <class Ready> void wait(Ready ready) noexcept;
+//         wait_until(no_deadline) that also returns once ready() is true.
+//         On a single-core port ready() is checked with interrupts masked,
+//         so a handler that makes it true needs no notify(); elsewhere the
+//         one that makes it true must notify(). Returning because of
+//         ready() may leave the latched notify for the next wait.
 //     void notify() noexcept;
 //         Interrupt-safe and callable from a foreign thread.
 //   };
@@ -56,11 +62,12 @@ template <class W>
 concept waker_like = requires(W w, std::uint64_t t) {
     { w.wait_until(t) } noexcept;
     { w.notify() } noexcept;
+    { w.wait([] { return true; }) } noexcept;
 };
 
 static_assert(waker_like<waker>,
               "the port must provide weft::port::waker with noexcept "
-              "wait_until(std::uint64_t) and notify()");
+              "wait_until(std::uint64_t), wait(ready) and notify()");
 static_assert(requires { { now_ns() } noexcept -> std::same_as<std::uint64_t>; },
               "the port must provide std::uint64_t weft::port::now_ns() noexcept");
 static_assert(requires { critical_section{}; },

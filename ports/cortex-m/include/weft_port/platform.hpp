@@ -113,6 +113,26 @@ public:
         else wait_for(deadline_ns);
     }
 
+    /// Waits for notify() like wait_until(no_deadline), or until ready()
+    /// is true. ready() is evaluated with interrupts masked, so a handler
+    /// that makes it true needs no notify(): it ran before the check or
+    /// its interrupt ends the WFI. Returning because of ready() leaves a
+    /// latched notify for the next wait.
+    template <class Ready>
+    [[gnu::always_inline]] void wait(Ready ready) noexcept {
+        cortex_m::disable_interrupts();
+        while (!ready()) {
+            if (pending_) {
+                pending_ = false;
+                break;
+            }
+            cortex_m::wait_for_interrupt();
+            cortex_m::enable_interrupts();  // the waking handler runs here
+            cortex_m::disable_interrupts();
+        }
+        cortex_m::enable_interrupts();
+    }
+
     /// Ends the current or next wait_until(). Interrupt-safe (one store);
     /// the wake is latched until wait_until() consumes it.
     void notify() noexcept {

@@ -67,6 +67,14 @@ public:
         std::atomic_thread_fence(std::memory_order_acquire);
     }
 
+    /// Waits for notify() like wait_until(no_deadline), or until ready()
+    /// is true. Several threads: whoever makes ready() true must notify()
+    /// afterwards, or this may sleep on.
+    template <class Ready>
+    void wait(Ready ready) noexcept {
+        if (!ready()) wait_until(~std::uint64_t{0});
+    }
+
     void notify() noexcept {
         pthread_mutex_lock(&mutex_);
         // release: publishes the notifier's writes (e.g. a completed
