@@ -18,9 +18,19 @@ namespace weft {
 
 class executor;
 
-/// Priority of a task: 0 (lowest) to 31 (highest).
+// Priority levels an executor provides (1 to 32). Each costs the executor
+// two pointers (its ready queue's head and tail): 256 B for all 32 on a
+// 32-bit core; an application that needs 4 levels builds with
+// -DWEFT_PRIORITY_LEVELS=4 and spends 32 B (docs/core.md).
+#ifndef WEFT_PRIORITY_LEVELS
+#define WEFT_PRIORITY_LEVELS 32
+#endif
+static_assert(WEFT_PRIORITY_LEVELS >= 1 && WEFT_PRIORITY_LEVELS <= 32,
+              "WEFT_PRIORITY_LEVELS must be 1 to 32 (one bit of the executor's ready bitmap each)");
+
+/// Priority of a task: 0 (lowest) to max_priority (highest).
 using priority = std::uint8_t;
-inline constexpr priority max_priority = 31;
+inline constexpr priority max_priority = WEFT_PRIORITY_LEVELS - 1;
 
 /// Scheduling state of one task (root coroutine and everything it awaits).
 class task_control {
