@@ -11,6 +11,13 @@
 
 namespace {
 
+#ifndef WEFT_BENCH_SYSTEM
+#define WEFT_BENCH_SYSTEM "weft"
+#endif
+// A second build of the same code with another compiler reports itself
+// under another name (bench/run core: "weft_clang").
+constexpr const char* system_name = WEFT_BENCH_SYSTEM;
+
 // Sized as the frame report says an application would: same_fringe_large
 // keeps one generator frame per tree level alive in each of its two walks
 // (2 x 17 for 65536 leaves); with 8 slots most of them came from the slow
@@ -27,7 +34,7 @@ weft::task<> yielder(long n) {
 
 void yield_roundtrip(const bench::options& o) {
     const long n = 2'000'000;  // yields per task; 2n switches per run
-    bench::measure(suite, "yield_roundtrip", "weft", o.runs(15), 2 * n, [&] {
+    bench::measure(suite, "yield_roundtrip", system_name, o.runs(15), 2 * n, [&] {
         weft::executor ex;
         auto a = ex.spawn(yielder(n));
         auto b = ex.spawn(yielder(n));
@@ -52,7 +59,7 @@ double thread_cpu_ns() {
 void timer_churn(const bench::options& o) {
     const int tasks = 1000, rounds = 100;
     const long ops = long(tasks) * rounds;
-    std::fprintf(stderr, "  %-22s %-16s ...\n", "timer_churn", "weft");
+    std::fprintf(stderr, "  %-22s %-16s ...\n", "timer_churn", system_name);
     std::vector<double> cpu_per_op, wall_per_op;
     for (int r = 0; r < o.runs(7); ++r) {
         weft::executor ex;
@@ -72,7 +79,7 @@ void timer_churn(const bench::options& o) {
     char extra[96];
     std::snprintf(extra, sizeof extra, ",\"measure\":\"thread_cpu\",\"wall_median\":%.1f",
                   bench::percentile(wall_per_op, 0.5));
-    bench::report(suite, "timer_churn", "weft", "ns/op", cpu_per_op, ops, 0, extra);
+    bench::report(suite, "timer_churn", system_name, "ns/op", cpu_per_op, ops, 0, extra);
 }
 
 // --- generator_1m -----------------------------------------------------------
@@ -83,7 +90,7 @@ weft::generator<long> counter(long n) {
 void generator_1m(const bench::options& o) {
     const long n = 1'000'000;
     volatile long sink = 0;
-    bench::measure(suite, "generator_1m", "weft", o.runs(25), n, [&] {
+    bench::measure(suite, "generator_1m", system_name, o.runs(25), n, [&] {
         long s = 0;
         for (long v : counter(n)) s += v;
         sink = s;
@@ -117,7 +124,7 @@ void same_fringe_bench(const bench::options& o, const char* workload, int leaves
     volatile bool sink = false;
     char extra[48];
     std::snprintf(extra, sizeof extra, ",\"leaves\":%d", leaves);
-    bench::measure(suite, workload, "weft", o.runs(15), long(leaves) * reps, [&] {
+    bench::measure(suite, workload, system_name, o.runs(15), long(leaves) * reps, [&] {
         bool all = true;
         for (int r = 0; r < reps; ++r) all &= same_fringe(a.root, b.root);
         if (!all) std::abort();
@@ -132,7 +139,7 @@ weft::task<> trivial() { co_return; }
 void spawn_complete(const bench::options& o) {
     const long n = 1'000'000;
     weft::executor ex;
-    bench::measure(suite, "spawn_complete", "weft", o.runs(15), n, [&] {
+    bench::measure(suite, "spawn_complete", system_name, o.runs(15), n, [&] {
         for (long i = 0; i < n; ++i) {
             auto h = ex.spawn(trivial());
             if (!h) std::abort();
