@@ -259,8 +259,19 @@ private:
     task_control* pop_ready() noexcept {
         const unsigned level = 31u - unsigned(std::countl_zero(bitmap_));
         task_control* head = head_[level];
-        head_[level] = head->next_ready_;  // garbage when head == tail: the bit goes
-        bitmap_ &= ~(std::uint32_t(head == tail_[level]) << level);
+        task_control* next = head->next_ready_;  // garbage when head == tail: the bit goes
+        head_[level] = next;
+        const bool last = head == tail_[level];
+        bitmap_ &= ~(std::uint32_t(last) << level);
+        // The next task's control block sits at the start of its frame,
+        // which it touches first when it runs: fetched while this one runs.
+        // With 100 or more tasks the ready queue cycles through more
+        // frames than L1 holds (Savina Big -5 % with GCC, -7 % with
+        // Clang). Unconditional: when this was the level's last task,
+        // `next` is a stale link, harmless to prefetch, and testing for
+        // it was slower. Microcontroller ports (small_code) have no data
+        // cache to fetch into.
+        if constexpr (!port::small_code) __builtin_prefetch(next);
         return head;
     }
 
