@@ -121,6 +121,41 @@ TEST(executor, yield_ring_keeps_fifo_order_across_levels) {
     EXPECT_EQ(log, "zzzabcabcacaxyx");
 }
 
+namespace {
+task<> child_yields(std::string& log, char name) {
+    log += name;
+    co_await yield();
+    log += name;
+}
+task<> parent(std::string& log, char name) {
+    co_await child_yields(log, name);
+    log += char(name - 'a' + 'A');
+}
+}  // namespace
+
+// The queue's cached front (hosts) must track what each queued task
+// resumes: a child task's frame, a task woken into a non-empty level, the
+// task behind one that finishes.
+TEST(executor, ready_queue_resumes_children_and_woken_tasks_in_fifo_order) {
+    executor ex{test::virtual_clock()};
+    std::string log;
+    event go{"go"};
+    auto p = ex.spawn(parent(log, 'p'), 3);
+    auto r = ex.spawn(record(log, 'r', 2), 3);
+    auto w = ex.spawn([](std::string& l, event& e) -> task<> {
+        co_await e.wait();
+        l += 'w';
+    }(log, go), 3);
+    auto s = ex.spawn([](std::string& l, event& e) -> task<> {
+        e.set();
+        co_await yield();
+        l += 's';
+    }(log, go), 3);
+    ASSERT_TRUE(p && r && w && s);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "prpPrwsr");
+}
+
 TEST(executor, yield_of_a_lone_task_continues_it) {
     executor ex{test::virtual_clock()};
     std::string log;

@@ -72,7 +72,7 @@ public:
             if (!timers_.empty()) fire_timers();
             if (stop_.load(std::memory_order_relaxed)) return run_outcome::stopped;
             if (bitmap_ != 0) {
-                pop_ready()->resume_point_.resume();
+                pop_ready().resume();
                 continue;
             }
             if (live_ == 0) return run_outcome::completed;
@@ -133,6 +133,7 @@ public:
             tail_[level]->next_ready_ = &t;
         } else {
             head_[level] = &t;
+            if constexpr (cache_front) front_[level] = t.resume_point_;
             bitmap_ |= bit;
         }
         tail_[level] = &t;
@@ -173,7 +174,13 @@ public:
             task_control* head = head_[level];
             tail_[level]->next_ready_ = &t;
             tail_[level] = &t;
-            head_[level] = head->next_ready_;
+            task_control* next = head->next_ready_;
+            head_[level] = next;
+            if constexpr (cache_front) {
+                std::coroutine_handle<> run = front_[level];
+                front_[level] = next->resume_point_;
+                return run;
+            }
             return head->resume_point_;
         }
         return yield_slow(t);
@@ -256,7 +263,7 @@ private:
     // dependent load less per switch, and the one a switch waits for on an
     // out-of-order core. Popping needs no branch: a level that empties
     // leaves garbage in its head, and its bit goes.
-    task_control* pop_ready() noexcept {
+    std::coroutine_handle<> pop_ready() noexcept {
         const unsigned level = 31u - unsigned(std::countl_zero(bitmap_));
         task_control* head = head_[level];
         task_control* next = head->next_ready_;  // garbage when head == tail: the bit goes
@@ -272,7 +279,12 @@ private:
         // it was slower. Microcontroller ports (small_code) have no data
         // cache to fetch into.
         if constexpr (!port::small_code) __builtin_prefetch(next);
-        return head;
+        if constexpr (cache_front) {
+            std::coroutine_handle<> run = front_[level];
+            if (!last) front_[level] = next->resume_point_;
+            return run;
+        }
+        return head->resume_point_;
     }
 
     // Out of line: the rare half of yield_from (a timer, an interrupt or a
@@ -280,7 +292,7 @@ private:
     [[gnu::noinline]] std::coroutine_handle<> yield_slow(task_control& t) noexcept {
         schedule(t);
         if (needs_loop()) return std::noop_coroutine();
-        return pop_ready()->resume_point_;
+        return pop_ready();
     }
 
     [[gnu::noinline]] bool wait_in_place_until_timer() noexcept {
@@ -330,6 +342,15 @@ private:
     // delays the next switch's load of the head (yield 5.8 -> 7.7 ns).
     task_control* head_[max_priority + 1];  // each level's FIFO
     task_control* tail_[max_priority + 1];
+    // Hosts also keep each level's head's resume point: what a switch
+    // jumps to is then one load from the executor, with no load of the
+    // head's control block in between, the chain an out-of-order core
+    // waits on (yield 6.0 -> 3.3 ns with GCC, 4.1 -> 2.75 with Clang).
+    // Valid while the level's bit is set; a queued task's resume point
+    // does not change until it runs. Microcontrollers (small_code) count
+    // instructions, not load latency, and skip it.
+    static constexpr bool cache_front = !port::small_code;
+    std::coroutine_handle<> front_[cache_front ? max_priority + 1 : 1];
     std::atomic<bool> stop_{false};
     bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
     irq_node stop_node_{&on_stop_node};
