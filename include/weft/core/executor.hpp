@@ -201,8 +201,7 @@ public:
         if (!timers_.empty()) return wait_in_place_until_timer();
         // No timer: the port's wait for a notify is inline, and no timer
         // can have been armed meanwhile (only this thread arms them).
-        waker_.wait_until(port::no_deadline);
-        return !irqs_.maybe_pending();
+        return wait_in_place_for([] { return false; });
     }
     /// wait_in_place() without a timer armed (timer_armed() false) that
     /// also ends once ready() is true: the port's waker::wait(), so on a

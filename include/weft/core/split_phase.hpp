@@ -155,7 +155,7 @@ private:
         outcome_ = errc::ok;
         word s = idle;
         if constexpr (masked_completion) {
-            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex);  // (6m)
+            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ex);  // (6m)
         }
         // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
         // it completed between await_ready and here.
@@ -175,8 +175,7 @@ private:
     // no `blocked` state: the port checks state_ under the same mask as
     // the completer writes it, so the completion is a plain (3)+(3b) and
     // its interrupt ends the sleep without a notify().
-    template <class P>
-    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<P> h, task_control* ctl, executor* ex) noexcept {
+    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<> h, executor* ex) noexcept {
         bool alone;
         word s;
         do {  // a wake by an earlier, latched notify() finds the state idle
@@ -185,10 +184,7 @@ private:
         } while (alone && s == idle);
         if (s != done) return arm(h, s);  // run() has work first: wait as in (1)
         if (alone) return false;
-        // The value is in, but run() has other work that may come first.
-        ctl->park(h);
-        ex->schedule(*ctl);
-        return true;
+        return requeue(h);
     }
     // (1), or the value is in or being written (3b, 3c). Out of line, so
     // that the inline part needs few registers.
@@ -231,8 +227,11 @@ private:
                 return true;
             }
         }
-        // The value is in, but run() has other work that may come first:
-        // requeue, so that the priority order holds.
+        return requeue(h);
+    }
+    // The value is in, but run() has other work that may come first:
+    // requeue, so that the priority order holds.
+    [[gnu::noinline]] bool requeue(std::coroutine_handle<> h) noexcept {
         ctl_->park(h);
         ex_->schedule(*ctl_);
         return true;

@@ -109,7 +109,7 @@ public:
     [[gnu::always_inline]] void wait_until(std::uint64_t deadline_ns) noexcept {
         // Waiting for a notify alone (no timer pending) is the interrupt
         // hand-off's hot path: inline, no alarm to arm or disarm.
-        if (deadline_ns == ~std::uint64_t{0}) wait_for_notify();
+        if (deadline_ns == ~std::uint64_t{0}) wait([] { return false; });
         else wait_for(deadline_ns);
     }
 
@@ -140,16 +140,6 @@ public:
     }
 
 private:
-    [[gnu::always_inline]] void wait_for_notify() noexcept {
-        cortex_m::disable_interrupts();
-        while (!pending_) {
-            cortex_m::wait_for_interrupt();
-            cortex_m::enable_interrupts();  // the waking handler runs here
-            cortex_m::disable_interrupts();
-        }
-        pending_ = false;
-        cortex_m::enable_interrupts();
-    }
     // Out of line: waiting for a deadline is the rarer path, and the only
     // one that needs the alarm arithmetic.
     [[gnu::noinline]] void wait_for(std::uint64_t deadline_ns) noexcept {
