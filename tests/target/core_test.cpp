@@ -13,7 +13,7 @@ namespace mps2 = weft::port::mps2;
 
 namespace {
 
-frame_pool<192, 8> frames{"target_frames"};
+frame_pool<256, 8> frames{"target_frames"};
 
 bool streq(const char* a, const char* b) {
     while (*a && *a == *b) ++a, ++b;
@@ -99,6 +99,43 @@ WEFT_TARGET_TEST(timer, timers_fire_in_deadline_order) {
     WEFT_REQUIRE(a && b && c);
     WEFT_CHECK(ex.run() == run_outcome::completed);
     WEFT_CHECK(streq(log_buf, "123"));
+}
+
+// Priority inheritance on the board: the medium task hogs the core with
+// yields until 3 ms; the low owner wakes at 1 ms while the high task waits
+// for its lock, so it runs at the high priority, ahead of the hog.
+WEFT_TARGET_TEST(mutex, owner_inherits_a_waiters_priority) {
+    executor ex;
+    mutex m{"bus"};
+    log_len = 0;
+    const std::uint64_t t0 = port::now_ns();
+    int low_prio = -1;
+    auto low = [&]() -> task<> {
+        if (!co_await m.lock()) co_return;
+        co_await sleep_for(1ms);
+        low_prio = m.owner()->prio();
+        log_char('L');
+        m.unlock();
+    };
+    auto high = [&]() -> task<> {
+        co_await sleep_for(500us);
+        if (!co_await m.lock()) co_return;
+        log_char('H');
+        m.unlock();
+    };
+    auto hog = [&]() -> task<> {
+        co_await sleep_for(100us);
+        while (port::now_ns() - t0 < 3'000'000) (void)co_await yield();
+        log_char('M');
+    };
+    auto l = ex.spawn(low(), 1);
+    auto h = ex.spawn(high(), 3);
+    auto md = ex.spawn(hog(), 2);
+    WEFT_REQUIRE(l && h && md);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(streq(log_buf, "LHM"));
+    WEFT_CHECK(low_prio == 3);
+    WEFT_CHECK(!m.locked());
 }
 
 WEFT_TARGET_TEST(split_phase, completed_from_a_real_isr) {

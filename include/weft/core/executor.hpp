@@ -19,6 +19,13 @@ namespace weft {
 template <class T> class task;
 template <class T> class join_handle;
 
+namespace detail {
+/// A mutex's link in its executor's list of contended locks (mutex.hpp).
+struct lock_link {
+    lock_link* next_contended = nullptr;
+};
+}  // namespace detail
+
 /// Where the executor's notion of time comes from.
 enum class clock_mode : std::uint8_t {
     real,     ///< the port's monotonic clock; idle means sleeping in the port
@@ -138,6 +145,39 @@ public:
         }
         tail_[level] = &t;
     }
+
+    /// Makes `p` the priority `t` runs at (its effective priority; its
+    /// own, base_prio(), stays). A task waiting in a ready queue moves to
+    /// the back of level `p`'s: found by walking its old level, so this
+    /// costs at most one step per task ready at that level. A running or
+    /// blocked task is only relabelled: its next wake queues it at `p`.
+    /// Executor thread only; mutexes use it for priority inheritance.
+    void reprioritise(task_control& t, priority p) noexcept {
+        const unsigned level = t.priority_;
+        if (level == p) return;
+        t.priority_ = p;
+        if (!(bitmap_ & (1u << level))) return;
+        task_control* prev = nullptr;
+        for (task_control* c = head_[level];; prev = c, c = c->next_ready_) {
+            if (c == &t) break;
+            if (c == tail_[level]) return;  // not queued here
+        }
+        if (&t == tail_[level]) {
+            if (!prev) bitmap_ &= ~(1u << level);  // it was the level's only task
+            else tail_[level] = prev;
+        } else if (prev) {
+            prev->next_ready_ = t.next_ready_;
+        } else {
+            head_[level] = t.next_ready_;
+            if constexpr (cache_front) front_[level] = head_[level]->resume_point_;
+        }
+        schedule(t);
+    }
+
+    /// Head of the list of mutexes that tasks of this executor wait for,
+    /// each linked once (mutex.hpp keeps it): what an owner's inherited
+    /// priority is computed from. Executor thread only.
+    detail::lock_link*& contended_locks() noexcept { return contended_locks_; }
 
     /// For an irq_node handler whose last action is waking `t`: when
     /// nothing else would run before `t` anyway (no node left in the batch
@@ -350,15 +390,18 @@ private:
     // instructions, not load latency, and skip it.
     static constexpr bool cache_front = !port::small_code;
     std::coroutine_handle<> front_[cache_front ? max_priority + 1 : 1];
+    // The rest in an order that leaves no holes on a 32-bit core (the
+    // board's waker is one byte, next to the flags).
     std::atomic<bool> stop_{false};
     bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
+    port::waker waker_;
     irq_node stop_node_{&on_stop_node};
     executor_config cfg_;
-    port::waker waker_;
     std::uint64_t virtual_now_ = 0;
     std::uint32_t live_ = 0;
     std::atomic<std::uint32_t> external_{0};
     std::uint32_t armed_ = 0;
+    detail::lock_link* contended_locks_ = nullptr;
 };
 
 inline void task_control::wake() noexcept {

@@ -121,7 +121,7 @@ result<join_handle<T>> executor::spawn(task<T>&& t, priority p) noexcept {
     auto h = t.release();
     task_control& c = h.promise().own_;
     c.executor_ = this;
-    c.priority_ = p;
+    c.priority_ = c.base_priority_ = p;
     c.on_done_ = &detail::spawned_done;
     c.resume_point_ = h;
     task_started();

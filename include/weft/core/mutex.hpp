@@ -1,14 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// An async mutex: lock() suspends the task (not the thread) until the lock
-// is handed to it. unlock() passes ownership directly to the oldest waiter.
-// Executor thread only.
+// An async mutex with priority inheritance. lock() suspends the task (not
+// the thread) until the lock is handed to it; unlock() passes ownership
+// directly to the highest-priority waiter, the oldest among equals.
+//
+// Priority inversion: a low-priority owner that waits (for a timer, a
+// channel) while a high-priority task waits for its lock would otherwise
+// be scheduled behind every medium-priority task. So while tasks wait for
+// a mutex, its owner runs at the highest of their priorities, and so on
+// along a chain of owners each waiting for the next one's mutex. When a
+// waiter leaves (it got the lock, timed out or was cancelled), the owner
+// falls back to what it still inherits, or to its own priority. A lock
+// that would close a cycle of such waits (including locking a mutex one
+// already holds) fails at once with errc::cycle instead of deadlocking.
+// The scheduler does not preempt: an owner that drops its priority in
+// unlock() runs on until its next await. Executor thread only.
 #include <weft/core/detail/waiter.hpp>
+#include <weft/core/executor.hpp>
 #include <weft/core/result.hpp>
 
 namespace weft {
 
-class mutex {
+// The lock_link base links the mutex into its executor's
+// contended_locks() while tasks wait for it: those are the only mutexes
+// an owner can inherit a priority through.
+class mutex : detail::lock_link {
 public:
     explicit mutex(const char* name = "mutex") noexcept : name_(name) {}
     mutex(const mutex&) = delete;
@@ -16,29 +32,61 @@ public:
 
     const char* name() const noexcept { return name_; }
     bool locked() const noexcept { return locked_; }
+    /// The task holding the lock; nullptr when free or taken by try_lock()
+    /// (which does not know its caller: such an owner inherits nothing).
+    const task_control* owner() const noexcept { return owner_; }
 
     [[nodiscard]] bool try_lock() noexcept {
         if (locked_) return false;
         locked_ = true;
         return true;
     }
-    /// Precondition: the caller holds the lock.
+    /// Precondition: the caller holds the lock. Nobody waiting: O(1).
     void unlock() noexcept {
         WEFT_ASSERT(locked_, "mutex::unlock without lock");
-        if (detail::list_node* n = waiters_.pop_front())
-            static_cast<detail::queued_waiter*>(n)->grant();  // stays locked, new owner
-        else
+        detail::list_node* n = waiters_.pop_front();
+        if (!n) {  // nobody waited, so nobody lent the owner a priority through this lock
             locked_ = false;
+            owner_ = nullptr;
+            return;
+        }
+        auto* next = static_cast<lock_operation*>(n);
+        task_control* previous = owner_;
+        owner_ = next->ctl;  // stays locked
+        if (waiters_.empty()) uncontend(next->ctl->exec());
+        next->grant();  // first: settle() must see it no longer waiting
+        if (previous) settle(previous);
+        settle(owner_);  // the remaining waiters now lend to the new owner
     }
 
     struct lock_operation : detail::queued_waiter {
         mutex* m;
-        bool await_ready() noexcept { return m->try_lock(); }
+        // Always suspends: the owner's control block is known only in
+        // await_suspend, which declines to suspend when the lock is free.
+        bool await_ready() const noexcept { return false; }
         template <class P>
-        bool await_suspend(std::coroutine_handle<P> h) noexcept { return enqueue(h, m->waiters_); }
-        status await_resume() const noexcept { return status{outcome}; }
+        bool await_suspend(std::coroutine_handle<P> h) noexcept {
+            ctl = &h.promise().control();
+            return m->acquire_or_wait(*this, h);
+        }
+        status await_resume() const noexcept {
+            if (outcome == errc::cycle)
+                return error{errc::cycle, "mutex", m->name_, 0,
+                             "would deadlock (held by the caller or by a task waiting for it)"};
+            return status{outcome};
+        }
+        static void on_abort(detail::wait_node* n, errc why) noexcept {
+            auto* self = static_cast<lock_operation*>(n);
+            mutex* mx = self->m;
+            detail::intrusive_list::erase(*self);
+            if (mx->waiters_.empty()) mx->uncontend(self->ctl->exec());
+            self->outcome = why;
+            self->ctl->wake();
+            if (mx->owner_) settle(mx->owner_);  // it may have inherited from this waiter
+        }
     };
-    /// Awaitable: ok with the lock held; cancelled / timeout without it.
+    /// Awaitable: ok with the lock held; cancelled / timeout without it;
+    /// cycle (naming the mutex) when waiting would deadlock.
     lock_operation lock() noexcept {
         lock_operation op{};
         op.m = this;
@@ -46,9 +94,97 @@ public:
     }
 
 private:
+    bool acquire_or_wait(lock_operation& op, std::coroutine_handle<> h) noexcept {
+        task_control& c = *op.ctl;
+        if (!locked_) {
+            locked_ = true;
+            owner_ = &c;
+            return false;
+        }
+        if (c.cancel_requested()) {
+            op.outcome = errc::cancelled;
+            return false;
+        }
+        if (would_deadlock(c)) {
+            op.outcome = errc::cycle;
+            return false;
+        }
+        op.abort = &lock_operation::on_abort;
+        if (waiters_.empty()) {  // now contended
+            detail::lock_link*& head = c.exec().contended_locks();
+            next_contended = head;
+            head = this;
+        }
+        insert_by_priority(op);
+        c.park(h, &op);
+        if (owner_) settle(owner_);
+        return true;
+    }
+
+    // Behind every waiter of the same or a higher priority.
+    void insert_by_priority(lock_operation& op) noexcept {
+        detail::list_node* at = waiters_.end();
+        while (at->prev != waiters_.end() && static_cast<lock_operation*>(at->prev)->ctl->prio() < op.ctl->prio())
+            at = at->prev;
+        detail::intrusive_list::insert_before(*at, op);
+    }
+
+    // The lock `t` waits for, if it waits for one.
+    static lock_operation* waiting_for(const task_control& t) noexcept {
+        detail::wait_node* w = t.current_wait();
+        return w && w->abort == &lock_operation::on_abort ? static_cast<lock_operation*>(w) : nullptr;
+    }
+
+    // Waiting for this lock would make `c` wait for itself: it holds the
+    // lock, or the owner waits for a lock whose owner ... is `c`. The
+    // chain has no cycle (every wait that would close one is refused).
+    bool would_deadlock(const task_control& c) const noexcept {
+        for (const task_control* o = owner_; o;) {
+            if (o == &c) return true;
+            const lock_operation* w = waiting_for(*o);
+            if (!w) return false;
+            o = w->m->owner_;
+        }
+        return false;
+    }
+
+    // Gives `t` the priority it should run at now: its own, or the highest
+    // waiter's of any lock it holds; passes a change on to the owner of
+    // the lock `t` itself waits for (whose waiters it reorders). Walks the
+    // contended locks once per task on the chain.
+    static void settle(task_control* t) noexcept {
+        while (t) {
+            priority p = t->base_prio();
+            for (detail::lock_link* n = t->exec().contended_locks(); n; n = n->next_contended) {
+                mutex* mx = static_cast<mutex*>(n);
+                if (mx->owner_ != t) continue;
+                priority top = static_cast<lock_operation*>(mx->waiters_.front())->ctl->prio();
+                if (top > p) p = top;
+            }
+            if (p == t->prio()) return;
+            t->exec().reprioritise(*t, p);
+            lock_operation* w = waiting_for(*t);
+            if (!w) return;
+            detail::intrusive_list::erase(*w);
+            w->m->insert_by_priority(*w);
+            t = w->m->owner_;
+        }
+    }
+
+    // Its last waiter left: out of the executor's list (a walk: the list
+    // holds only mutexes with waiters).
+    void uncontend(executor& ex) noexcept {
+        for (detail::lock_link** p = &ex.contended_locks(); *p; p = &(*p)->next_contended)
+            if (*p == this) {
+                *p = next_contended;
+                return;
+            }
+    }
+
     const char* name_;
     bool locked_ = false;
-    detail::intrusive_list waiters_;
+    task_control* owner_ = nullptr;
+    detail::intrusive_list waiters_;  // highest priority first, FIFO among equals
 };
 
 /// Unlocks on scope exit: `auto g = lock_guard{m};` after a successful lock.

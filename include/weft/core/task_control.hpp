@@ -61,7 +61,11 @@ public:
         }
     }
     bool cancel_requested() const noexcept { return cancel_requested_; }
+    /// The priority the task runs at now: its own, or higher while it holds
+    /// a mutex a higher-priority task waits for (mutex.hpp).
     priority prio() const noexcept { return priority_; }
+    /// The priority it was spawned with.
+    priority base_prio() const noexcept { return base_priority_; }
     executor& exec() const noexcept { return *executor_; }
     detail::wait_node* current_wait() const noexcept { return wait_; }
 
@@ -73,7 +77,8 @@ public:
     /// Called when the root coroutine finishes (6); may destroy the frame.
     void (*on_done_)(task_control* self, std::coroutine_handle<> root) noexcept = nullptr;
     void* done_context_ = nullptr;  // owner of on_done_ (join state, when_all, ...)
-    priority priority_ = 0;
+    priority priority_ = 0;       // effective: what the ready queues use
+    priority base_priority_ = 0;  // own; priority_ differs only while inheriting
     bool cancel_requested_ = false;
     std::uint8_t flags_ = 0;  // join state, see join_handle
 };

@@ -20,11 +20,15 @@ public:
     intrusive_list& operator=(const intrusive_list&) = delete;
 
     bool empty() const noexcept { return head_.next == &head_; }
-    void push_back(list_node& n) noexcept {
-        n.prev = head_.prev;
-        n.next = &head_;
-        head_.prev->next = &n;
-        head_.prev = &n;
+    void push_back(list_node& n) noexcept { insert_before(head_, n); }
+    /// The sentinel: end of a walk, and the position push_back inserts before.
+    list_node* end() noexcept { return &head_; }
+    /// Links `n` in front of `pos` (a linked node or end()).
+    static void insert_before(list_node& pos, list_node& n) noexcept {
+        n.prev = pos.prev;
+        n.next = &pos;
+        pos.prev->next = &n;
+        pos.prev = &n;
     }
     list_node* pop_front() noexcept {
         if (empty()) return nullptr;

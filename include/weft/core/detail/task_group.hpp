@@ -26,7 +26,9 @@ protected:
     // Starts child `c` (a root task of this group) with id `index`.
     void start_child(task_control& c, std::coroutine_handle<> h, std::size_t index) noexcept {
         c.executor_ = parent_->executor_;
-        c.priority_ = parent_->priority_;
+        // A child runs at its parent's own priority, not at one the parent
+        // inherits for now: nothing would ever lower the child's again.
+        c.priority_ = c.base_priority_ = parent_->base_priority_;
         c.on_done_ = &child_done;
         c.done_context_ = this;
         c.resume_point_ = h;

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// mutex: priority inheritance (along chains of owners, undone when waiters
+// leave), hand-off by priority, and locks that would deadlock refused.
+#include <weft/core/mutex.hpp>
+#include <weft/core/sleep.hpp>
+#include <weft/core/task.hpp>
+#include <weft/core/timeout.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <string>
+
+using namespace weft;
+
+namespace {
+
+// Holds `m` across a sleep of `hold`, then logs `c` and unlocks; records
+// the priority it held the lock at after the sleep.
+task<> holder(mutex& m, duration hold, std::string& log, char c, int* prio_after_sleep = nullptr) {
+    auto s = co_await m.lock();
+    EXPECT_TRUE(s);
+    lock_guard g{m};
+    co_await sleep_for(hold);
+    if (prio_after_sleep) *prio_after_sleep = m.owner()->prio();
+    log += c;
+}
+
+task<> locker(mutex& m, duration after, std::string& log, char c) {
+    co_await sleep_for(after);
+    auto s = co_await m.lock();
+    EXPECT_TRUE(s);
+    lock_guard g{m};
+    log += c;
+}
+
+task<> logger(duration after, std::string& log, char c) {
+    co_await sleep_for(after);
+    log += c;
+}
+
+}  // namespace
+
+// At 1 ms the high task, a medium one and the low owner all become ready.
+// The high task waits for the lock; the owner inherits its priority and
+// runs before the medium task (without inheritance: "MLH"). Then it drops
+// back to its own priority and the medium task runs before it again.
+TEST(mutex, owner_inherits_a_waiters_priority) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    std::string log;
+    int low_prio = -1;
+    auto h = ex.spawn(locker(m, 1ms, log, 'H'), 3);
+    auto md = ex.spawn(logger(1ms, log, 'M'), 2);
+    auto l = ex.spawn(holder(m, 1ms, log, 'L', &low_prio), 1);
+    ASSERT_TRUE(h && md && l);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "LHM");
+    EXPECT_EQ(low_prio, 3);
+    EXPECT_FALSE(m.locked());
+    EXPECT_EQ(m.owner(), nullptr);
+}
+
+// The owner waits in its ready queue among tasks of its own priority (at
+// the head, in the middle, at the tail) when it inherits: it moves to the
+// new level and the others keep their order.
+TEST(mutex, a_ready_owner_moves_to_its_new_level) {
+    for (int pos = 0; pos < 3; ++pos) {
+        executor ex{test::virtual_clock()};
+        mutex m{"bus"};
+        std::string log;
+        auto h = ex.spawn(locker(m, 1ms, log, 'H'), 3);
+        auto md = ex.spawn(logger(1ms, log, 'M'), 2);
+        std::string peers = "xy";
+        for (int i = 0; i < 3; ++i) {
+            auto t = i == pos ? ex.spawn(holder(m, 1ms, log, 'L'), 1)
+                              : ex.spawn(logger(1ms, log, peers[i < pos ? i : i - 1]), 1);
+            ASSERT_TRUE(t);
+        }
+        ASSERT_TRUE(h && md);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(log, "LHMxy") << "owner at position " << pos;
+    }
+}
+
+// c (4) waits for m2, held by b (2), which waits for m1, held by a (1):
+// both owners run at 4 until they unlock, ahead of d (3).
+TEST(mutex, inheritance_follows_a_chain_of_owners) {
+    executor ex{test::virtual_clock()};
+    mutex m1{"m1"}, m2{"m2"};
+    std::string log;
+    int seen_a = -1, seen_b = -1;
+    auto a = ex.spawn(holder(m1, 2ms, log, 'a'), 1);
+    // (Named lambdas: a coroutine lambda's captures live in the closure,
+    // which must outlive the task.)
+    auto b_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await m2.lock());
+        lock_guard g2{m2};
+        co_await sleep_for(500us);
+        EXPECT_TRUE(co_await m1.lock());
+        lock_guard g1{m1};
+        log += 'b';
+    };
+    auto b = ex.spawn(b_body(), 2);
+    auto c = ex.spawn(locker(m2, 1ms, log, 'c'), 4);
+    auto d = ex.spawn(logger(2ms, log, 'd'), 3);
+    auto watch = [&]() -> task<> {
+        co_await sleep_for(1500us);
+        seen_a = m1.owner()->prio();
+        seen_b = m2.owner()->prio();
+    };
+    auto observer = ex.spawn(watch(), 0);
+    ASSERT_TRUE(a && b && c && d && observer);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(seen_a, 4);
+    EXPECT_EQ(seen_b, 4);
+    EXPECT_EQ(log, "abcd");
+}
+
+// A waiter that times out takes its priority with it.
+TEST(mutex, a_waiter_leaving_lowers_the_owner_again) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    std::string log;
+    int during = -1, after = -1;
+    errc high_got = errc::ok;
+    auto l = ex.spawn(holder(m, 2ms, log, 'L'), 1);
+    auto high = [&]() -> task<> {
+        co_await sleep_for(100us);
+        high_got = (co_await with_timeout(m.lock(), 1ms)).code();
+    };
+    auto h = ex.spawn(high(), 3);
+    auto md = ex.spawn(logger(2ms, log, 'M'), 2);
+    auto watch = [&]() -> task<> {
+        co_await sleep_for(500us);
+        during = m.owner()->prio();
+        co_await sleep_for(1ms);
+        after = m.owner()->prio();
+    };
+    auto observer = ex.spawn(watch(), 0);
+    ASSERT_TRUE(l && h && md && observer);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(high_got, errc::timeout);
+    EXPECT_EQ(during, 3);
+    EXPECT_EQ(after, 1);
+    EXPECT_EQ(log, "ML");
+}
+
+// Waiters arriving as a (1), b (3), c (2), d (3) get the lock as b d c a.
+TEST(mutex, hands_over_by_priority_then_arrival) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    std::string log;
+    auto owner = ex.spawn(holder(m, 1ms, log, '-'), 0);
+    const char names[] = "abcd";
+    const priority prios[] = {1, 3, 2, 3};
+    join_handle<void> waiters[4];
+    for (int i = 0; i < 4; ++i) {
+        auto w = ex.spawn(locker(m, (i + 1) * 100us, log, names[i]), prios[i]);
+        ASSERT_TRUE(w);
+        waiters[i] = std::move(*w);
+    }
+    ASSERT_TRUE(owner);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "-bdca");
+}
+
+TEST(mutex, refuses_to_relock_a_held_mutex) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    status again;
+    auto body = [&]() -> task<> {
+        EXPECT_TRUE(co_await m.lock());
+        again = co_await m.lock();
+        m.unlock();
+    };
+    auto t = ex.spawn(body());
+    ASSERT_TRUE(t);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.code(), errc::cycle);
+    EXPECT_STREQ(again.err().message().c_str(),
+                 "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
+    EXPECT_FALSE(m.locked());
+}
+
+// a holds m1 and wants m2; b holds m2 and already waits for m1: a's lock
+// is refused, a releases m1, and b goes on.
+TEST(mutex, refuses_a_lock_that_closes_a_cycle) {
+    executor ex{test::virtual_clock()};
+    mutex m1{"m1"}, m2{"m2"};
+    status a_got;
+    bool b_done = false;
+    auto a_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await m1.lock());
+        co_await sleep_for(1ms);
+        a_got = co_await m2.lock();
+        m1.unlock();
+    };
+    auto b_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await m2.lock());
+        EXPECT_TRUE(co_await m1.lock());
+        m1.unlock();
+        m2.unlock();
+        b_done = true;
+    };
+    auto a = ex.spawn(a_body());
+    auto b = ex.spawn(b_body());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(a_got.code(), errc::cycle);
+    EXPECT_NE(std::string(a_got.err().message().c_str()).find("'m2'"), std::string::npos);
+    EXPECT_TRUE(b_done);
+    EXPECT_FALSE(m1.locked());
+    EXPECT_FALSE(m2.locked());
+}
