@@ -5,6 +5,8 @@
 #include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
 #include <weft/core/timeout.hpp>
+#include <weft/core/when_all.hpp>
+#include <weft/core/when_any.hpp>
 
 #include <gtest/gtest.h>
 #include <support/weft_test.hpp>
@@ -213,4 +215,82 @@ TEST(mutex, refuses_a_lock_that_closes_a_cycle) {
     EXPECT_TRUE(b_done);
     EXPECT_FALSE(m1.locked());
     EXPECT_FALSE(m2.locked());
+}
+
+// x (2) waits for m before y (2); x inherits 4 for a while (h waits for
+// x's m2 until it times out), then drops back: x is still the older of two
+// equal waiters and gets m first.
+TEST(mutex, a_requeued_waiter_keeps_its_age_among_equals) {
+    executor ex{test::virtual_clock()};
+    mutex m{"m"}, m2{"m2"};
+    std::string log;
+    auto x_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await m2.lock());
+        co_await sleep_for(1ms);
+        EXPECT_TRUE(co_await m.lock());
+        log += 'x';
+        m.unlock();
+        m2.unlock();
+    };
+    auto h_body = [&]() -> task<> {
+        co_await sleep_for(3ms);
+        EXPECT_EQ((co_await with_timeout(m2.lock(), 1ms)).code(), errc::timeout);
+    };
+    auto o = ex.spawn(holder(m, 10ms, log, '-'), 0);
+    auto x = ex.spawn(x_body(), 2);
+    auto y = ex.spawn(locker(m, 2ms, log, 'y'), 2);
+    auto h = ex.spawn(h_body(), 4);
+    ASSERT_TRUE(o && x && y && h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "-xy");
+}
+
+// The owner (1) bounds its work by racing it in when_any: the work runs in
+// a child task, which runs at what the owner inherits from h (3), ahead of
+// the medium task (2); and back at 1 once h has the lock.
+TEST(mutex, an_owner_waiting_in_when_any_lends_to_its_children) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    std::string log;
+    int owner_prio = -1;
+    auto work = [&]() -> task<> {
+        co_await sleep_for(2ms);
+        owner_prio = m.owner()->prio();
+        log += 'O';
+    };
+    auto bound = []() -> task<> { co_await sleep_for(50ms); };
+    auto owner = [&]() -> task<> {
+        EXPECT_TRUE(co_await m.lock());
+        (void)co_await when_any(work(), bound());
+        m.unlock();
+    };
+    auto a = ex.spawn(owner(), 1);
+    auto h = ex.spawn(locker(m, 1ms, log, 'H'), 3);
+    auto md = ex.spawn(logger(2ms, log, 'M'), 2);
+    ASSERT_TRUE(a && h && md);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "OHM");
+    EXPECT_EQ(owner_prio, 3);
+}
+
+// A parent holds m and waits in when_all for a child that locks m: the
+// child's lock is refused (it would wait for its own parent).
+TEST(mutex, refuses_a_child_the_lock_its_waiting_parent_holds) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    status child_got;
+    auto child = [&]() -> task<> {
+        child_got = co_await m.lock();
+        if (child_got) m.unlock();
+    };
+    auto parent = [&]() -> task<> {
+        EXPECT_TRUE(co_await m.lock());
+        (void)co_await when_all(child());
+        m.unlock();
+    };
+    auto p = ex.spawn(parent(), 1);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(child_got.code(), errc::cycle);
+    EXPECT_FALSE(m.locked());
 }

@@ -10,14 +10,19 @@
 // a mutex, its owner runs at the highest of their priorities, and so on
 // along a chain of owners each waiting for the next one's mutex. When a
 // waiter leaves (it got the lock, timed out or was cancelled), the owner
-// falls back to what it still inherits, or to its own priority. A lock
-// that would close a cycle of such waits (including locking a mutex one
-// already holds) fails at once with errc::cycle instead of deadlocking.
+// falls back to what it still inherits, or to its own priority. An owner
+// waiting in when_all / when_any passes its priority on to its children.
+// A lock that would close a cycle of such waits (including locking a mutex
+// one already holds, or one held by a parent waiting for the caller) fails
+// at once with errc::cycle instead of deadlocking.
 // The scheduler does not preempt: an owner that drops its priority in
 // unlock() runs on until its next await. Executor thread only.
+#include <weft/core/detail/task_group.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/result.hpp>
+
+#include <cstdint>
 
 namespace weft {
 
@@ -61,6 +66,7 @@ public:
 
     struct lock_operation : detail::queued_waiter {
         mutex* m;
+        std::uint32_t arrival = 0;  // keeps FIFO among equals when a waiter is requeued
         // Always suspends: the owner's control block is known only in
         // await_suspend, which declines to suspend when the lock is free.
         bool await_ready() const noexcept { return false; }
@@ -105,7 +111,7 @@ private:
             op.outcome = errc::cancelled;
             return false;
         }
-        if (would_deadlock(c)) {
+        if (reaches(owner_, c)) {
             op.outcome = errc::cycle;
             return false;
         }
@@ -115,18 +121,24 @@ private:
             next_contended = head;
             head = this;
         }
+        op.arrival = arrivals_++;
         insert_by_priority(op);
         c.park(h, &op);
         if (owner_) settle(owner_);
         return true;
     }
 
-    // Behind every waiter of the same or a higher priority.
+    // Behind every waiter of a higher priority and every older one of the
+    // same (a waiter whose priority changed keeps its age among equals).
     void insert_by_priority(lock_operation& op) noexcept {
         detail::list_node* at = waiters_.end();
-        while (at->prev != waiters_.end() && static_cast<lock_operation*>(at->prev)->ctl->prio() < op.ctl->prio())
+        while (at->prev != waiters_.end() && comes_after(*static_cast<lock_operation*>(at->prev), op))
             at = at->prev;
         detail::intrusive_list::insert_before(*at, op);
+    }
+    static bool comes_after(const lock_operation& a, const lock_operation& b) noexcept {
+        if (a.ctl->prio() != b.ctl->prio()) return a.ctl->prio() < b.ctl->prio();
+        return std::int32_t(a.arrival - b.arrival) > 0;  // wraps safely
     }
 
     // The lock `t` waits for, if it waits for one.
@@ -135,39 +147,58 @@ private:
         return w && w->abort == &lock_operation::on_abort ? static_cast<lock_operation*>(w) : nullptr;
     }
 
-    // Waiting for this lock would make `c` wait for itself: it holds the
-    // lock, or the owner waits for a lock whose owner ... is `c`. The
-    // chain has no cycle (every wait that would close one is refused).
-    bool would_deadlock(const task_control& c) const noexcept {
-        for (const task_control* o = owner_; o;) {
+    // Whether `o` is `c` or waits, through locks' owners and groups'
+    // children, for `c`: then `c` waiting for `o` would deadlock. The
+    // wait-for graph has no cycle (every wait that would close one is
+    // refused), so this ends; it recurses only into groups' children.
+    static bool reaches(const task_control* o, const task_control& c) noexcept {
+        while (o) {
             if (o == &c) return true;
-            const lock_operation* w = waiting_for(*o);
-            if (!w) return false;
-            o = w->m->owner_;
+            if (const lock_operation* w = waiting_for(*o)) {
+                o = w->m->owner_;
+                continue;
+            }
+            bool found = false;
+            if (const detail::task_group* g = detail::task_group::awaited_by(*o))
+                g->for_each_running_child([&](const task_control& k) { found = found || reaches(&k, c); });
+            return found;
         }
         return false;
     }
 
-    // Gives `t` the priority it should run at now: its own, or the highest
-    // waiter's of any lock it holds; passes a change on to the owner of
-    // the lock `t` itself waits for (whose waiters it reorders). Walks the
-    // contended locks once per task on the chain.
+    // The priority `t` should run at: its own, the highest waiter's of any
+    // lock it holds, and, for a when_all / when_any child, its parent's.
+    static priority inherited(const task_control& t) noexcept {
+        priority p = t.base_prio();
+        for (detail::lock_link* n = t.exec().contended_locks(); n; n = n->next_contended) {
+            mutex* mx = static_cast<mutex*>(n);
+            if (mx->owner_ != &t) continue;
+            priority top = static_cast<lock_operation*>(mx->waiters_.front())->ctl->prio();
+            if (top > p) p = top;
+        }
+        if (const task_control* parent = detail::task_group::parent_of(t))
+            if (parent->prio() > p) p = parent->prio();
+        return p;
+    }
+
+    // Gives `t` the priority it should run at now and passes a change on
+    // to whatever `t` waits for: the owner of its lock (after moving `t`
+    // among that lock's waiters) or its group's children. Walks the
+    // contended locks once per task reached.
     static void settle(task_control* t) noexcept {
         while (t) {
-            priority p = t->base_prio();
-            for (detail::lock_link* n = t->exec().contended_locks(); n; n = n->next_contended) {
-                mutex* mx = static_cast<mutex*>(n);
-                if (mx->owner_ != t) continue;
-                priority top = static_cast<lock_operation*>(mx->waiters_.front())->ctl->prio();
-                if (top > p) p = top;
-            }
+            priority p = inherited(*t);
             if (p == t->prio()) return;
             t->exec().reprioritise(*t, p);
-            lock_operation* w = waiting_for(*t);
-            if (!w) return;
-            detail::intrusive_list::erase(*w);
-            w->m->insert_by_priority(*w);
-            t = w->m->owner_;
+            if (lock_operation* w = waiting_for(*t)) {
+                detail::intrusive_list::erase(*w);
+                w->m->insert_by_priority(*w);
+                t = w->m->owner_;
+                continue;
+            }
+            if (const detail::task_group* g = detail::task_group::awaited_by(*t))
+                g->for_each_running_child([](task_control& k) { settle(&k); });
+            return;
         }
     }
 
@@ -184,6 +215,7 @@ private:
     const char* name_;
     bool locked_ = false;
     task_control* owner_ = nullptr;
+    std::uint32_t arrivals_ = 0;
     detail::intrusive_list waiters_;  // highest priority first, FIFO among equals
 };
 

@@ -22,13 +22,34 @@ public:
     std::size_t winner() const noexcept { return winner_; }
     errc outcome() const noexcept { return outcome_; }
 
+    // --- for priority inheritance (mutex.hpp): a parent waits for its
+    // group from the first child's start to the last child's end ---
+
+    /// The group `t` waits for in when_all / when_any, if any.
+    static task_group* awaited_by(const task_control& t) noexcept {
+        wait_node* w = t.current_wait();
+        return w && w->abort == &on_abort ? static_cast<task_group*>(w) : nullptr;
+    }
+    /// The task waiting for `c`, if `c` is a child of a group.
+    static const task_control* parent_of(const task_control& c) noexcept {
+        return c.on_done_ == &child_done ? static_cast<const task_group*>(c.done_context_)->parent_ : nullptr;
+    }
+    /// Calls f(task_control&) for each child that has not finished.
+    template <class F>
+    void for_each_running_child(F f) const noexcept {
+        for (std::size_t i = 0; i < count_; ++i)
+            if (children_[i] && !finished(i)) f(*children_[i]);
+    }
+
 protected:
     // Starts child `c` (a root task of this group) with id `index`.
     void start_child(task_control& c, std::coroutine_handle<> h, std::size_t index) noexcept {
         c.executor_ = parent_->executor_;
-        // A child runs at its parent's own priority, not at one the parent
-        // inherits for now: nothing would ever lower the child's again.
-        c.priority_ = c.base_priority_ = parent_->base_priority_;
+        // A child's own priority is its parent's own; it runs at the one
+        // its parent runs at, including one the parent inherits through a
+        // mutex, and follows it (mutex.hpp).
+        c.base_priority_ = parent_->base_priority_;
+        c.priority_ = parent_->priority_;
         c.on_done_ = &child_done;
         c.done_context_ = this;
         c.resume_point_ = h;
