@@ -32,7 +32,7 @@ TEST(choose, exactly_one_branch_commits_and_others_are_withdrawn) {
     EXPECT_EQ(which, 101);
 }
 
-TEST(choose, rotating_start_does_not_starve_a_ready_branch) {
+TEST(choose, random_start_does_not_starve_a_ready_branch) {
     executor ex{test::virtual_clock()};
     channel<int, 4> a{"a"}, b{"b"};
     int from_a = 0, from_b = 0;
@@ -46,8 +46,35 @@ TEST(choose, rotating_start_does_not_starve_a_ready_branch) {
     };
     auto h = ex.spawn(t());
     ex.run();
-    EXPECT_EQ(from_a, 50);
-    EXPECT_EQ(from_b, 50);
+    // Fair coin flips from a fixed seed: near 50/50, never starved.
+    EXPECT_GT(from_a, 30);
+    EXPECT_GT(from_b, 30);
+    EXPECT_EQ(from_a + from_b, 100);
+}
+
+// Two 2-way chooses per iteration: a start index that merely counted
+// polls gave each of them the same start every time (100/0).
+TEST(choose, alternating_chooses_do_not_starve_a_ready_branch) {
+    executor ex{test::virtual_clock()};
+    channel<int, 4> a{"a"}, b{"b"}, x{"x"}, y{"y"};
+    int from_a = 0, from_b = 0, from_x = 0, from_y = 0;
+    auto t = [&]() -> task<> {
+        for (int i = 0; i < 200; ++i) {
+            for (auto* ch : {&a, &b, &x, &y})
+                if (ch->size() < 2) (void)ch->try_send(ch == &a || ch == &x ? 0 : 1);
+            auto r = co_await choose(recv(a), recv(b));
+            (*r == 0 ? from_a : from_b)++;
+            auto q = co_await choose(recv(x), recv(y));
+            (*q == 0 ? from_x : from_y)++;
+        }
+    };
+    auto h = ex.spawn(t());
+    ex.run();
+    // Fair coin flips from a fixed seed: far from 0/200 either way.
+    EXPECT_GT(from_a, 70);
+    EXPECT_GT(from_b, 70);
+    EXPECT_GT(from_x, 70);
+    EXPECT_GT(from_y, 70);
 }
 
 TEST(choose, ordered_prefers_the_first_ready_branch) {

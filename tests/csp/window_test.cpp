@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <weft/csp/cancel.hpp>
 #include <weft/csp/choose.hpp>
 #include <weft/csp/recv.hpp>
 #include <weft/csp/send.hpp>
 #include <weft/csp/window.hpp>
+#include <weft/csp/wrap.hpp>
+#include <weft/core/sleep.hpp>
 
 #include <gtest/gtest.h>
 #include <support/weft_test.hpp>
@@ -74,4 +77,151 @@ TEST(window, expired_window_is_skipped_inside_choose) {
     auto h = ex.spawn(t());
     ex.run();
     EXPECT_EQ(got, 2);
+}
+
+// An empty window [5, 5) opens and closes at the same instant: it must
+// not poll (the buffered value stays), and the sync times out at 5 ms.
+TEST(window, an_empty_window_never_commits) {
+    executor ex{test::virtual_clock()};
+    channel<int, 1> ch{"w"};
+    (void)ch.try_send(1);
+    errc code = errc::ok;
+    std::int64_t when = -1;
+    auto t = [&]() -> task<> {
+        code = (co_await within(recv(ch), 5ms, 5ms)).code();
+        when = test::ms(ex);
+    };
+    auto h = ex.spawn(t());
+    ex.run();
+    EXPECT_EQ(code, errc::timeout);
+    EXPECT_EQ(when, 5);
+    EXPECT_EQ(ch.size(), 1u);
+}
+
+// The window [1, 3) opens late: a task keeps the executor busy (virtual
+// time advanced by 5 ms) when its opening timer is due. It must close
+// without polling, though a value is ready.
+TEST(window, a_window_opening_after_its_end_never_commits) {
+    executor ex{test::virtual_clock()};
+    channel<int, 1> ch{"w"};
+    (void)ch.try_send(1);
+    errc code = errc::ok;
+    auto rx = [&]() -> task<> { code = (co_await within(recv(ch), 1ms, 3ms)).code(); };
+    auto busy = [&]() -> task<> {
+        co_await weft::sleep_for(500us);
+        ex.advance(5ms);  // runs past both ends of the window
+    };
+    auto a = ex.spawn(rx());
+    auto b = ex.spawn(busy());
+    ex.run();
+    EXPECT_EQ(code, errc::timeout);
+    EXPECT_EQ(ch.size(), 1u);
+}
+
+// Nested windows: the inner one closing at 10 ms, then the outer at 20,
+// take the one leaf off once; recv(c) is still live and commits at 30.
+TEST(window, nested_windows_count_their_leaf_once) {
+    executor ex{test::virtual_clock()};
+    channel<int> a{"a"}, c{"c"};
+    int got = -1;
+    std::int64_t when = -1;
+    auto rx = [&]() -> task<> {
+        auto r = co_await choose(within(within(recv(a), 0ms, 10ms), 0ms, 20ms), recv(c));
+        got = r ? *r : -2;
+        when = test::ms(ex);
+    };
+    auto tx = [&]() -> task<> {
+        co_await weft::sleep_for(30ms);
+        (void)co_await send(c, 42);
+    };
+    auto h = ex.spawn(rx());
+    auto g = ex.spawn(tx());
+    ex.run();
+    EXPECT_EQ(got, 42);
+    EXPECT_EQ(when, 30);
+}
+
+// When its window opens, a sync's receive must not take the sync's own
+// send offer, waiting on the same full 1-slot channel: it receives the
+// buffered 1, and the 7 is not sent (one branch commits, not two).
+TEST(window, an_opening_window_does_not_match_its_own_sync) {
+    executor ex{test::virtual_clock()};
+    channel<int, 1> c{"c"};
+    (void)c.try_send(1);
+    int got = -1, resumes = 0;
+    auto t = [&]() -> task<> {
+        auto r = co_await choose(wrap(send(c, 7), [] { return -1; }), within(recv(c), 1ms, 5ms));
+        ++resumes;
+        got = r ? *r : -2;
+    };
+    auto h = ex.spawn(t());
+    ex.run();
+    EXPECT_EQ(resumes, 1);
+    EXPECT_EQ(got, 1);
+    EXPECT_EQ(c.size(), 0u);
+}
+
+// On a rendezvous nobody else uses, the same choose has no partner at all:
+// the window closes, the send branch (no window) keeps waiting.
+TEST(window, an_opening_window_does_not_rendezvous_with_its_own_sync) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    int resumes = 0;
+    auto t = [&]() -> task<> {
+        (void)co_await choose(wrap(send(c, 7), [] { return -1; }), within(recv(c), 1ms, 5ms));
+        ++resumes;
+    };
+    auto h = ex.spawn(t());
+    EXPECT_EQ(ex.run(), run_outcome::stalled);
+    EXPECT_EQ(resumes, 0);
+    h->cancel();
+    ex.run();
+    EXPECT_EQ(resumes, 1);
+}
+
+// on_cancel() inside a window counts only while the window is open.
+TEST(window, on_cancel_counts_only_inside_its_window) {
+    for (int cancel_at : {0, 2, 6}) {  // before [1, 5), inside, after
+        executor ex{test::virtual_clock()};
+        channel<int> c{"c"};
+        int got = -100;
+        errc code = errc::ok;
+        auto t = [&]() -> task<> {
+            auto r = co_await choose(wrap(within(on_cancel(), 1ms, 5ms), [] { return -1; }), recv(c));
+            code = r ? errc::ok : r.code();
+            if (r) got = *r;
+        };
+        auto h = ex.spawn(t());
+        ASSERT_TRUE(h);
+        auto canceller = [&]() -> task<> {
+            co_await weft::sleep_for(std::chrono::milliseconds(cancel_at));
+            h->cancel();
+        };
+        auto k = ex.spawn(canceller(), 1);
+        ex.run();
+        if (cancel_at == 2) {
+            EXPECT_EQ(got, -1) << cancel_at;
+        } else {
+            EXPECT_EQ(code, errc::cancelled) << cancel_at;
+        }
+    }
+}
+
+// close() finds an offer whose window has ended (its timer has not run
+// yet): that leaf cannot commit, not even with `closed`; the sync ends
+// with timeout when the timer runs.
+TEST(window, close_skips_an_offer_whose_window_has_ended) {
+    executor ex{test::virtual_clock()};
+    channel<int> ch{"w"};
+    errc code = errc::ok;
+    auto rx = [&]() -> task<> { code = (co_await within(recv(ch), 0ms, 2ms)).code(); };
+    auto closer = [&]() -> task<> {
+        co_await weft::sleep_for(1ms);
+        ex.advance(5ms);
+        ch.close();
+    };
+    auto a = ex.spawn(rx());
+    auto b = ex.spawn(closer());
+    ex.run();
+    EXPECT_EQ(code, errc::timeout);
 }

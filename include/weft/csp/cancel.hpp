@@ -32,6 +32,7 @@ struct cancel_event : event_base<cancel_event> {
         }
         void enqueue(sync_state&) noexcept {}  // the root's abort hook commits it
         void withdraw() noexcept {}
+        static leaf_index live_leaves() noexcept { return 1; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == leaf_) return {};
             return error{s.status, "event", "on_cancel", 0, nullptr};

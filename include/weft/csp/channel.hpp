@@ -112,8 +112,12 @@ public:
         }
         // Each commit withdraws the owner's other offers, possibly from
         // these very queues, so pop one at a time.
-        while (detail::offer* o = receivers_.pop_front()) o->owner->commit(o->leaf, errc::closed);
-        while (detail::offer* o = senders_.pop_front()) o->owner->commit(o->leaf, errc::closed);
+        // An offer whose window has closed (its timer has not run yet) is
+        // only unlinked: that leaf can no longer commit, not even `closed`.
+        while (detail::offer* o = receivers_.pop_front())
+            if (o->eligible()) o->owner->commit(o->leaf, errc::closed);
+        while (detail::offer* o = senders_.pop_front())
+            if (o->eligible()) o->owner->commit(o->leaf, errc::closed);
     }
 
     /// The error this channel reports for `code`, e.g.
@@ -127,8 +131,10 @@ public:
     // --- the matching engine, used by events and connections ---
 
     /// Tries to complete a send of `v` now. True if the attempt is over:
-    /// st == ok (delivered or buffered; `v` moved from) or closed.
-    [[gnu::always_inline]] bool offer_send(T& v, errc& st) noexcept {
+    /// st == ok (delivered or buffered; `v` moved from) or closed. `self`:
+    /// the sync attempting it, whose own queued offers it must not match
+    /// (a window opening polls while the sync's other branches wait).
+    [[gnu::always_inline]] bool offer_send(T& v, errc& st, const detail::sync_state* self = nullptr) noexcept {
         if constexpr (N > 0) {
             // Inline fast path: room in the buffer and no offer to hand to;
             // the rest stays out of line so that callers inline cheaply.
@@ -136,32 +142,33 @@ public:
                 put(v);
                 return true;
             }
-            return offer_send_slow(v, st);
+            return offer_send_slow(v, st, self);
         } else {
             if (can_put()) {  // the first receiver
                 put(v);
                 return true;
             }
-            return offer_send_slow(v, st);
+            return offer_send_slow(v, st, self);
         }
     }
     /// Tries to complete a receive now: constructs the value in `out`. True
     /// if over: st == ok (a T now lives in `out`; the caller destroys it) or
     /// closed (nothing buffered, channel closed).
-    [[gnu::always_inline]] bool offer_recv(detail::value_slot<T>& out, errc& st) noexcept {
+    [[gnu::always_inline]] bool offer_recv(detail::value_slot<T>& out, errc& st,
+                                           const detail::sync_state* self = nullptr) noexcept {
         if constexpr (N > 0) {
             // Inline fast path: a buffered value and no blocked sender to move in.
             if (can_take()) {
                 pop_into(out);
                 return true;
             }
-            return offer_recv_slow(out, st);
+            return offer_recv_slow(out, st, self);
         } else {
             if (first_.sender) {  // the value of a send waiting ahead of every offer
                 take_first_sender(out.raw());
                 return true;
             }
-            return offer_recv_slow(out, st);
+            return offer_recv_slow(out, st, self);
         }
     }
     void wait_send(detail::offer& o) noexcept { senders_.push_back(o); }
@@ -303,17 +310,19 @@ public:
     }
 
 private:
-    [[gnu::noinline]] bool offer_send_slow(T& v, errc& st) noexcept { return offer_send_general(v, st); }
-    [[gnu::noinline]] bool offer_recv_slow(detail::value_slot<T>& out, errc& st) noexcept {
-        return offer_recv_general(out, st);
+    [[gnu::noinline]] bool offer_send_slow(T& v, errc& st, const detail::sync_state* self) noexcept {
+        return offer_send_general(v, st, self);
     }
-    bool offer_send_general(T& v, errc& st) noexcept {
+    [[gnu::noinline]] bool offer_recv_slow(detail::value_slot<T>& out, errc& st, const detail::sync_state* self) noexcept {
+        return offer_recv_general(out, st, self);
+    }
+    bool offer_send_general(T& v, errc& st, const detail::sync_state* self = nullptr) noexcept {
         if (closed_) { st = errc::closed; return true; }
         if (first_.node) {  // ahead of every queued offer
             put(v);
             return true;
         }
-        if (detail::offer* r = receivers_.take_eligible()) {
+        if (detail::offer* r = receivers_.take_eligible(self)) {
             detail::move_fresh(r->value, v);
             r->owner->commit(r->leaf);
             return true;
@@ -321,11 +330,11 @@ private:
         if (n_.count < N) { push(v); return true; }
         return false;
     }
-    bool offer_recv_general(detail::value_slot<T>& out, errc& st) noexcept {
+    bool offer_recv_general(detail::value_slot<T>& out, errc& st, const detail::sync_state* self = nullptr) noexcept {
         if (n_.count > 0) {
             pop_into(out);
             // Room freed: the oldest waiting sender's value moves in.
-            if (detail::offer* s = senders_.take_eligible()) {
+            if (detail::offer* s = senders_.take_eligible(self)) {
                 push(*static_cast<T*>(s->value));
                 s->owner->commit(s->leaf);
             }
@@ -337,7 +346,7 @@ private:
                 return true;
             }
         }
-        if (detail::offer* s = senders_.take_eligible()) {
+        if (detail::offer* s = senders_.take_eligible(self)) {
             ::new (out.raw()) T(std::move(*static_cast<T*>(s->value)));
             s->owner->commit(s->leaf);
             return true;

@@ -6,10 +6,10 @@
 // wrap to map them).
 //
 // Fairness: when several branches are ready at sync time, choose polls them
-// starting at a rotating index, so under sustained load each ready branch
-// wins in turn and none is starved. choose_ordered polls in argument order
-// (a priority select). Among blocked partners, each channel serves its
-// waiting offers in FIFO order.
+// starting at a pseudo-random index, so each ready branch wins with equal
+// probability, whatever other chooses the program runs in between.
+// choose_ordered polls in argument order (a priority select). Among blocked
+// partners, each channel serves its waiting offers in FIFO order.
 #include <weft/csp/event.hpp>
 
 #include <cstddef>
@@ -48,7 +48,7 @@ public:
             std::apply([&](auto&... op) { (op.limit(latest_ns), ...); }, ops_);
         }
         bool poll(sync_state& s) noexcept {
-            std::size_t start = Rotate ? detail::next_rotation() % n : 0;
+            std::size_t start = Rotate && n > 1 ? detail::choose_start(n) : 0;
             for (std::size_t k = 0; k < n; ++k) {
                 std::size_t i = start + k;
                 if (i >= n) i -= n;
@@ -61,6 +61,9 @@ public:
         }
         void withdraw() noexcept {
             std::apply([](auto&... op) { (op.withdraw(), ...); }, ops_);
+        }
+        leaf_index live_leaves() const noexcept {
+            return std::apply([](const auto&... op) { return leaf_index((op.live_leaves() + ...)); }, ops_);
         }
         result<value_type> take(sync_state& s) noexcept {
             return take_at(s, std::index_sequence_for<Es...>{});
@@ -99,7 +102,7 @@ private:
     std::tuple<Es...> events_;
 };
 
-/// Selective communication over `es` with rotating fairness. Does not allocate.
+/// Selective communication over `es`, fair among ready branches. Does not allocate.
 template <event... Es>
 choose_event<true, std::remove_cvref_t<Es>...> choose(Es&&... es) noexcept {
     return choose_event<true, std::remove_cvref_t<Es>...>{std::move(es)...};

@@ -18,6 +18,7 @@
 //   bool poll(sync_state&);                  // (2) commit now if ready
 //   void enqueue(sync_state&);               // (3) leave offers / arm timers
 //   void withdraw() noexcept;                // (4) remove every offer
+//   leaf_index live_leaves() const;          //     leaves not in a closed window
 //   result<value_type> take(sync_state&);    // the outcome after sync
 //
 // A sync commits exactly one leaf; all other offers are withdrawn at once.

@@ -44,13 +44,15 @@ public:
         }
         void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
+            if (ch_->recv_must_wait()) return false;  // as in send.hpp's poll
             errc st = errc::ok;
-            if (!ch_->offer_recv(slot_, st)) return false;
+            if (!ch_->offer_recv(slot_, st, &s)) return false;
             s.mark(offer_.leaf, st);
             return true;
         }
         void enqueue(sync_state&) noexcept { ch_->wait_recv(offer_); }
         void withdraw() noexcept { offer_.withdraw(); }
+        static leaf_index live_leaves() noexcept { return 1; }
         result<T> take(const sync_state& s) noexcept {
             if (s.winner == offer_.leaf && s.status == errc::ok) {
                 taken_ = true;

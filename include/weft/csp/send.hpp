@@ -42,13 +42,18 @@ public:
         }
         void limit(std::uint64_t latest_ns) noexcept { offer_.limit(latest_ns); }
         bool poll(sync_state& s) noexcept {
+            // Nobody to hand it to and no room: fail inline, without the
+            // call into the general matching code (a choose polls many
+            // branches that are not ready).
+            if (ch_->send_must_wait()) return false;
             errc st = errc::ok;
-            if (!ch_->offer_send(value_, st)) return false;
+            if (!ch_->offer_send(value_, st, &s)) return false;
             s.mark(offer_.leaf, st);
             return true;
         }
         void enqueue(sync_state&) noexcept { ch_->wait_send(offer_); }
         void withdraw() noexcept { offer_.withdraw(); }
+        static leaf_index live_leaves() noexcept { return 1; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == offer_.leaf && s.status == errc::ok) return {};
             return ch_->make_error(s.status);

@@ -45,6 +45,7 @@ public:
         void withdraw() noexcept {
             if (armed) s_->ctl->exec().disarm(*this);
         }
+        static leaf_index live_leaves() noexcept { return 1; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == leaf_) return {};
             return error{s.status, "event", "timeout", 0, nullptr};

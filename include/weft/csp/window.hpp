@@ -12,7 +12,11 @@
 // withdrawn. A window that has closed can never commit: if every branch of
 // a sync has closed its window, the sync ends with errc::timeout. Partners
 // skip an offer whose window closed even if its withdrawal timer has not
-// run yet, so no commit is ever observed outside the window.
+// run yet, and a window whose opening timer runs late (at or after
+// `latest`, or an empty window) closes without polling, so no commit is
+// ever observed outside the window. An on_cancel() inside a window counts
+// only while the window is open: a cancellation before or after ends the
+// sync with errc::cancelled, as if it had no on_cancel() branch.
 //
 // State machine (numbers cited in the code):
 //
@@ -51,13 +55,19 @@ public:
 
         void bind(sync_state& s, leaf_index base) noexcept {
             s_ = &s;
+            base_ = base;
+            time_point now = s.now();
             if (relative_) {
-                time_point now = s.now();
                 earliest_ = now + after_;
                 latest_ = now + before_;
             }
             inner_.bind(s, base);
             inner_.limit(to_ns(latest_));
+            // An on_cancel() of this window is withheld until it opens.
+            if (now < earliest_ && mine(s.cancel_leaf)) {
+                withheld_cancel_ = s.cancel_leaf;
+                s.cancel_leaf = detail::no_leaf;
+            }
         }
         void limit(std::uint64_t t) noexcept {
             if (t < to_ns(latest_)) latest_ = from_ns(t);
@@ -67,7 +77,7 @@ public:
             time_point now = s.now();
             if (now >= latest_) { close_window(); return false; }  // (3)
             if (now < earliest_) return false;
-            state_ = state::open;
+            open();
             return inner_.poll(s);
         }
         void enqueue(sync_state& s) noexcept {
@@ -85,18 +95,39 @@ public:
             if (armed) s_->ctl->exec().disarm(*this);
             inner_.withdraw();
         }
+        leaf_index live_leaves() const noexcept { return state_ == state::closed ? 0 : inner_.live_leaves(); }
         result<value_type> take(sync_state& s) noexcept { return inner_.take(s); }
 
     private:
+        bool mine(leaf_index leaf) const noexcept {
+            return leaf != detail::no_leaf && leaf >= base_ && leaf < base_ + leaves;
+        }
+        void open() noexcept {
+            state_ = state::open;
+            if (withheld_cancel_ != detail::no_leaf) {
+                s_->cancel_leaf = withheld_cancel_;
+                withheld_cancel_ = detail::no_leaf;
+            }
+        }
+        // Only the leaves still live count: a window nested in this one
+        // may have closed already and taken its own off.
         void close_window() noexcept {
+            if (state_ == state::closed) return;
+            s_->live = leaf_index(s_->live - inner_.live_leaves());
             state_ = state::closed;
-            s_->live = leaf_index(s_->live - leaves);
+            if (mine(s_->cancel_leaf)) s_->cancel_leaf = detail::no_leaf;
+            withheld_cancel_ = detail::no_leaf;
         }
         static void on_fire(weft::detail::timer_node* n) noexcept {
             auto* self = static_cast<operation*>(n);
             sync_state& s = *self->s_;
             if (self->state_ == state::waiting) {  // (1)
-                self->state_ = state::open;
+                if (s.now() >= self->latest_) {  // opened late, or empty: never open
+                    self->close_window();
+                    if (s.live == 0) s.fail(errc::timeout);
+                    return;
+                }
+                self->open();
                 if (self->inner_.poll(s)) { s.complete(&s); return; }
                 self->inner_.enqueue(s);
                 self->deadline_ns = to_ns(self->latest_);
@@ -113,6 +144,8 @@ public:
         duration after_, before_;
         time_point earliest_, latest_;
         sync_state* s_ = nullptr;
+        leaf_index base_ = 0;
+        leaf_index withheld_cancel_ = detail::no_leaf;
         state state_ = state::waiting;
     };
 

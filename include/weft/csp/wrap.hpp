@@ -39,6 +39,7 @@ public:
         bool poll(sync_state& s) noexcept { return inner_.poll(s); }
         void enqueue(sync_state& s) noexcept { inner_.enqueue(s); }
         void withdraw() noexcept { inner_.withdraw(); }
+        leaf_index live_leaves() const noexcept { return inner_.live_leaves(); }
         result<value_type> take(sync_state& s) noexcept {
             auto r = inner_.take(s);
             if (!r) return r.err();

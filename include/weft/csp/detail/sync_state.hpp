@@ -208,14 +208,15 @@ public:
         head_.prev->next = &o;
         head_.prev = &o;
     }
-    /// Unlinks and returns the oldest offer that may still commit, or nullptr.
-    offer* take_eligible() noexcept {
+    /// Unlinks and returns the oldest offer that may still commit and is
+    /// not one of `self`'s (the sync asking, if any), or nullptr.
+    offer* take_eligible(const sync_state* self = nullptr) noexcept {
         // Inline fast path: every buffered send/recv asks, and the answer
-        // is usually "nobody waits" or "the oldest, which has no window";
-        // the scan for a still-open window stays out of line.
+        // is usually "nobody waits" or "the oldest, which has no window
+        // and is someone else's"; the scan stays out of line.
         if (empty()) return nullptr;
         offer* o = first();
-        if (o->windowed) return take_windowed(o);
+        if (o->windowed || o->owner == self) return take_scanning(o, self);
         o->withdraw();
         return o;
     }
@@ -229,10 +230,10 @@ public:
 private:
     // Every link but the sentinel belongs to an offer.
     offer* first() noexcept { return static_cast<offer*>(head_.next); }
-    [[gnu::noinline]] offer* take_windowed(offer* o) noexcept {
+    [[gnu::noinline]] offer* take_scanning(offer* o, const sync_state* self) noexcept {
         for (offer_link* l = o; l != &head_; l = l->next) {
             auto* c = static_cast<offer*>(l);
-            if (c->eligible()) {
+            if (c->owner != self && c->eligible()) {
                 c->withdraw();
                 return c;
             }
@@ -243,14 +244,18 @@ private:
     offer_link head_;
 };
 
-/// Start index for choose's poll: rotating, so that no ready branch is
-/// starved. Shared by all executors; lost updates are harmless (fairness
-/// only needs the start to move), so plain relaxed load and store suffice.
-inline unsigned next_rotation() noexcept {
-    static std::atomic<unsigned> rotor{0};
-    unsigned r = rotor.load(std::memory_order_relaxed);
-    rotor.store(r + 1, std::memory_order_relaxed);
-    return r;
+/// Start index in [0, n) for choose's poll: pseudo-random (a 32-bit linear
+/// congruential generator with a fixed seed, so runs are repeatable; its
+/// high bits pick the index). A counter advanced per poll, as this was,
+/// starves branches when chooses alternate: with two 2-way chooses per
+/// loop iteration, each one always got the same start. Shared by all
+/// executors; lost updates between threads are harmless (any start is
+/// fair), so a relaxed load and store suffice.
+inline unsigned choose_start(unsigned n) noexcept {
+    static std::atomic<std::uint32_t> state{0x9e3779b9u};
+    std::uint32_t x = state.load(std::memory_order_relaxed) * 1664525u + 1013904223u;
+    state.store(x, std::memory_order_relaxed);
+    return unsigned((std::uint64_t(x) * n) >> 32);
 }
 
 }  // namespace weft::csp::detail
