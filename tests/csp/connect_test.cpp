@@ -96,6 +96,34 @@ TEST(connect, closed_channel_is_recorded_by_the_connection) {
     ex.run();
     EXPECT_EQ(c.errors(), 1u);
     EXPECT_STREQ(c.last_error().message().c_str(), "channel 'ticks': closed");
+    // The tick that could not be sent is handed back, not dropped.
+    std::optional<std::uint32_t> held = c.close();
+    EXPECT_TRUE(held);
+}
+
+// After its channel closes, an input connection reads the driver no
+// further: later presses stay in the driver, reported once, none dropped.
+TEST(connect, a_closed_channel_leaves_the_rest_in_the_driver) {
+    executor ex{test::virtual_clock()};
+    sim::button but0{"but0"};
+    channel<bool> ch{"bchan"};
+    auto c = connect(ex, ch, but0);
+    auto t = [&]() -> task<> {
+        but0.press();
+        co_await sleep_for(1ms);  // `true` waits as a send offer
+        ch.close();
+        but0.release();
+        but0.press();
+        co_await sleep_for(1ms);
+    };
+    auto h = ex.spawn(t());
+    ex.run();
+    EXPECT_EQ(c.errors(), 1u);
+    EXPECT_EQ(c.transferred(), 0u);
+    std::optional<bool> held = c.close();
+    ASSERT_TRUE(held);
+    EXPECT_TRUE(*held);
+    EXPECT_EQ(but0.readable(), 2u);  // release and press, still in the driver
 }
 
 TEST(connect, uart_bytes_arrive_in_order_over_the_socket_pair) {

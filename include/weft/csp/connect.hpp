@@ -18,6 +18,9 @@
 // channel; each value is written while the driver is writable, otherwise it
 // waits for the driver's interrupt.
 // Driver errors and a closed channel are recorded: errors(), last_error().
+// Once its channel is closed, an input connection keeps the value it holds
+// and reads the driver no further, so the driver's own buffer keeps the
+// rest; close() hands the value back.
 // close() (executor thread; the destructor calls it) detaches the driver
 // and withdraws the connection's offer and any interrupt post still queued,
 // so the driver can be connected again; values that arrive in between wait
@@ -107,13 +110,18 @@ private:
         self->pump();
     }
     void finish(errc st) noexcept {
-        if (st == errc::ok) ++transferred_;
-        else record(ch_->make_error(st));  // closed: the value is reported, not lost silently
-        pending_.reset();
+        if (st == errc::ok) {
+            ++transferred_;
+            pending_.reset();
+            return;
+        }
+        // Closed: reported once; the value stays for close() to hand back.
+        record(ch_->make_error(st));
+        channel_closed_ = true;
     }
     // Executor thread: move readable values into the channel.
     void pump() noexcept {
-        while (!waiting_ && !detached_) {
+        while (!waiting_ && !detached_ && !channel_closed_) {
             if (!pending_) {
                 if (drv_->readable() == 0) return;
                 result<T> r = drv_->read();
@@ -131,6 +139,7 @@ private:
     channel<T, N>* ch_;
     D* drv_;
     std::optional<T> pending_;
+    bool channel_closed_ = false;  // stop reading the driver: nothing to send to
 };
 
 /// Channel -> driver. Created by connect().
