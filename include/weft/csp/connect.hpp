@@ -73,7 +73,7 @@ protected:
 
     executor* ex_;
     offer offer_;  // member initialisers only: `{}` zero-fills (a memset call at -Os)
-    bool waiting_ = false;
+    bool waiting_ = false;   // an offer is queued (input: or its channel closed); pump() waits
     bool detached_ = false;  // close() ran
     std::size_t errors_ = 0, transferred_ = 0;
     error last_{};
@@ -115,13 +115,15 @@ private:
             pending_.reset();
             return;
         }
-        // Closed: reported once; the value stays for close() to hand back.
+        // Closed: reported once; the value stays for close() to hand back,
+        // and the connection waits for good (nothing will commit it: the
+        // channel is closed), so pump() reads the driver no further.
         record(ch_->make_error(st));
-        channel_closed_ = true;
+        waiting_ = true;
     }
     // Executor thread: move readable values into the channel.
     void pump() noexcept {
-        while (!waiting_ && !detached_ && !channel_closed_) {
+        while (!waiting_ && !detached_) {
             if (!pending_) {
                 if (drv_->readable() == 0) return;
                 result<T> r = drv_->read();
@@ -139,7 +141,6 @@ private:
     channel<T, N>* ch_;
     D* drv_;
     std::optional<T> pending_;
-    bool channel_closed_ = false;  // stop reading the driver: nothing to send to
 };
 
 /// Channel -> driver. Created by connect().
