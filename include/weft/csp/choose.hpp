@@ -6,8 +6,9 @@
 // wrap to map them).
 //
 // Fairness: when several branches are ready at sync time, choose polls them
-// starting at a pseudo-random index, so each ready branch wins with equal
-// probability, whatever other chooses the program runs in between.
+// starting at an index spread evenly over the branches (a Weyl sequence,
+// detail/sync_state.hpp), so each ready branch wins its share, whatever
+// other chooses the program runs in between.
 // choose_ordered polls in argument order (a priority select). Among blocked
 // partners, each channel serves its waiting offers in FIFO order.
 #include <weft/csp/event.hpp>
