@@ -212,3 +212,65 @@ TEST(split_phase, timer_armed_on_the_virtual_clock_completes_the_wait) {
     EXPECT_EQ(log, "SW");
     EXPECT_EQ(test::ms(ex), 2);
 }
+
+// A completion that comes after a timed-out wait stays for the next await,
+// which finds it ready (await_ready) and must get the value, not the old
+// timeout; the operation is then idle again and takes new completions.
+TEST(split_phase, a_late_completion_reaches_the_next_await) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"adc"};
+    errc first = errc::ok;
+    int second = -1, third = -1;
+    auto t = [&]() -> task<> {
+        first = (co_await with_timeout(op.wait(), 3ms)).code();
+        EXPECT_TRUE(bool(op.complete(42)));  // late: nobody waits
+        auto r = co_await op;
+        if (r) second = *r;
+        EXPECT_TRUE(bool(op.complete(43)));
+        auto q = co_await op;
+        if (q) third = *q;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(first, errc::timeout);
+    EXPECT_EQ(second, 42);
+    EXPECT_EQ(third, 43);
+}
+
+// A task resumed right in the drain by its completion's handler posts work
+// for a higher-priority task and yields: run() must drain that post before
+// it resumes the low task again, as it does when the task was resumed by
+// run() itself.
+TEST(split_phase, work_posted_by_a_task_resumed_in_the_drain_comes_first) {
+    for (bool through_completion : {false, true}) {
+        executor ex{test::virtual_clock()};
+        split_phase<int> op{"adc"};
+        event go{"go"};
+        std::string log;
+        call_node x{[&] {
+            log += 'x';
+            go.set();
+        }};
+        auto high = [&]() -> task<> {
+            co_await go.wait();
+            log += 'H';
+        };
+        auto low = [&]() -> task<> {
+            if (through_completion) log += (co_await op) ? 'v' : '?';
+            (void)ex.post(x);
+            (void)co_await yield();
+            log += 'L';
+        };
+        auto completer = [&]() -> task<> {
+            (void)op.complete(7);
+            co_return;
+        };
+        auto h = ex.spawn(high(), 3);
+        auto l = ex.spawn(low(), 1);
+        auto c = ex.spawn(completer(), 0);
+        ASSERT_TRUE(h && l && c);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(log, through_completion ? "vxHL" : "xHL");
+    }
+}

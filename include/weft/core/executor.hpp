@@ -74,6 +74,10 @@ public:
             if (irqs_.maybe_pending()) {
                 in_drain_ = true;
                 irqs_.drain();
+                // A handler resumed its task right in the drain
+                // (wake_from_handler clears the flag): what was posted
+                // while that task ran is drained before anything else.
+                if (!in_drain_) continue;
                 in_drain_ = false;
             }
             if (!timers_.empty()) fire_timers();

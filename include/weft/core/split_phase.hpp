@@ -149,9 +149,10 @@ private:
         }
         executor* ex = &ctl->exec();
         ex_ = ex;
-        // Stored on every await, although resume() also clears it: a task
-        // woken by an abort but never resumed (its executor abandoned
-        // after a stop) must not leave its reason to the next awaiter.
+        // Stored on every await, although resume() also clears it
+        // (take_outcome): a task woken by an abort but never resumed (its
+        // executor abandoned after a stop) must not leave its reason to
+        // the next awaiter.
         outcome_ = errc::ok;
         word s = idle;
         if constexpr (masked_completion) {
@@ -242,9 +243,15 @@ private:
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
     }
-    // Out of line: an await that ended early is the rare path.
-    [[gnu::noinline]] error take_outcome() const noexcept {
-        return error{outcome_, "split_phase", name_, 0, nullptr};
+    // Out of line: an await that ended early is the rare path. Clears the
+    // reason: a completion that comes after a timeout or cancel stays
+    // (`done`), and the next await, which finds it through await_ready()
+    // without calling suspend(), must deliver it, not the old reason.
+    [[gnu::noinline]] error take_outcome() noexcept {
+        error e{outcome_, "split_phase", name_, 0, nullptr};
+        // (Masked completions never skip suspend(), which clears it.)
+        if constexpr (!masked_completion) outcome_ = errc::ok;
+        return e;
     }
 
     static void on_irq(irq_node* n) noexcept {  // on the executor, after (2)
