@@ -77,6 +77,8 @@ public:
                 // A handler resumed its task right in the drain
                 // (wake_from_handler clears the flag): what was posted
                 // while that task ran is drained before anything else.
+                // Otherwise one drain per turn, so that a flood of
+                // interrupts cannot keep tasks from running.
                 if (!in_drain_) continue;
                 in_drain_ = false;
             }
