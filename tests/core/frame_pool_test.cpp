@@ -32,14 +32,16 @@ TEST(frame_pool, exhaustion_is_an_error_naming_the_pool) {
     EXPECT_TRUE(a->done() && b->done());
 }
 
-TEST(frame_pool, frame_larger_than_every_slot_names_the_largest_pool) {
-    // Only tiny pools exist inside this scope's search: force one.
+TEST(frame_pool, frame_larger_than_the_scoped_pools_slots_is_too_large_not_exhausted) {
+    // The scope forces a pool whose slots are too small; none is in use.
     static frame_pool<16, 4> tiny{"tiny16"};
     use_frames scope{tiny};
     auto t = small_job(1);
     ASSERT_FALSE(t);
-    EXPECT_EQ(t.err().code, errc::no_memory);
+    EXPECT_EQ(t.err().code, errc::frame_too_large);
+    EXPECT_STREQ(t.err().message().c_str(), "frame pool 'tiny16': frame larger than the scoped pool's slots (limit 16)");
     EXPECT_EQ(tiny.largest_request() > 16, true);
+    EXPECT_EQ(tiny.in_use(), 0u);
 }
 
 TEST(frame_pool, smallest_fitting_pool_is_chosen) {

@@ -140,3 +140,39 @@ TEST(when_all, a_child_that_could_not_be_allocated_reports_the_pool) {
     EXPECT_EQ(second, errc::no_memory);
     EXPECT_STREQ(pool_name, "tiny");
 }
+
+// A child whose frame could not be allocated finishes first (with its
+// error): when_any cancels the other child at once, as for any winner.
+TEST(when_any, a_child_that_could_not_be_allocated_wins_and_the_others_are_cancelled) {
+    static frame_pool<512, 1> one{"one"};
+    executor ex{test::virtual_clock()};
+    std::size_t index = 99;
+    errc winner = errc::ok;
+    bool loser_has_value = true;
+    auto root = [&]() -> task<> {
+        task<int> slow, failed;
+        {
+            use_frames s{one};
+            slow = after(std::chrono::hours(1), 1);
+            failed = after(1ms, 2);  // no slot left
+        }
+        auto r = co_await when_any(std::move(failed), std::move(slow));
+        index = r.index;
+        auto& w = std::get<0>(r.values);  // optional<result<int>>
+        winner = w ? w->code() : errc::invalid;
+        loser_has_value = std::get<1>(r.values).has_value();
+    };
+    task<> r;
+    {
+        use_frames s{test::large_frames};
+        r = root();
+    }
+    auto h = ex.spawn(std::move(r));
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_EQ(index, 0u);
+    EXPECT_EQ(winner, errc::no_memory);
+    EXPECT_FALSE(loser_has_value);
+    EXPECT_EQ(test::ms(ex), 0);  // not an hour later
+    EXPECT_EQ(one.in_use(), 0u);
+}

@@ -293,7 +293,7 @@ private:
         if constexpr (!port::small_code) {
             if (fitting) remember(n, fitting, site.function, r);
         }
-        if (!p) fail(tried);
+        if (!p) fail(tried, n);
         return p;
     }
 
@@ -335,17 +335,21 @@ private:
 
     // Out of line and cold: running out of frames is the rare path, and
     // its error bookkeeping would otherwise be inlined into every spawn.
-    [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried) noexcept {
+    [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried, std::size_t n) noexcept {
         error& e = last_error();
         e.kind = "frame pool";
-        if (tried == nullptr) {
-            // No pool has a slot this large (or none was declared).
-            frame_pool_base* biggest = frame_pool_base::first();
-            while (biggest && biggest->next_) biggest = biggest->next_;
+        if (tried == nullptr || tried->slot_bytes_ < n) {
+            // No pool has a slot this large (or none was declared), or the
+            // pool a use_frames scope imposes has smaller slots.
+            frame_pool_base* biggest = tried;
+            if (!biggest) {
+                biggest = frame_pool_base::first();
+                while (biggest && biggest->next_) biggest = biggest->next_;
+            }
             e.code = errc::frame_too_large;
             e.object = biggest ? biggest->name_ : "(none declared)";
             e.limit = biggest ? biggest->slot_bytes_ : 0;
-            e.detail = "frame larger than every slot";
+            e.detail = tried ? "frame larger than the scoped pool's slots" : "frame larger than every slot";
             if (biggest) ++biggest->failures_;
         } else {
             e.code = errc::no_memory;

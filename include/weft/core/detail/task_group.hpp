@@ -113,6 +113,10 @@ public:
         parent_->park(h, this);
         start_all(std::index_sequence_for<Ts...>{});
         if (remaining_ == 0) { parent_->park(h); return false; }  // nothing started
+        // A child whose frame could not be allocated finished first (it
+        // won, with its error): when_any cancels the others, as child_done
+        // does for a child that ends.
+        if (cancel_on_first_ && winner_ != none) cancel_children();
         if (parent_->cancel_requested()) { outcome_ = errc::cancelled; cancel_children(); }
         return true;
     }
