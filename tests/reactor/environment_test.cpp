@@ -280,3 +280,96 @@ TEST(environment, chain_longer_than_a_ready_word_runs_in_one_tag) {
     EXPECT_EQ(env.stats().reactions, std::uint64_t(long_chain_len) + 1);
     EXPECT_EQ(env.level_count(), std::uint32_t(long_chain_len) + 1);
 }
+
+// Regressions of a review (2026-11-25): a failure outside a tag stopped
+// the program only after one more tag had run.
+namespace {
+
+struct overflow_app : reactor {
+    overflow_app(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    timer t{*this, "t", 10ms};
+    physical_action<int> p{*this, "p"};
+    reaction tick{*this, "tick", on(t), [this] { tr_.add(*this, "tick"); }};
+    reaction got{*this, "got", on(p), [this] { tr_.add(*this, "got", p.get()); }};
+    reaction bye{*this, "bye", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+task<> poke_at_5ms(overflow_app& a) {
+    co_await sleep_until(from_ns(5'000'000u));
+    (void)a.p.schedule(1);
+}
+
+struct two_timers : reactor {
+    two_timers(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    timer t1{*this, "t1", 0ms};
+    timer t2{*this, "t2", 5ms};
+    logical_action<int> a{*this, "a"};  // not timer-only: assembly accepts the capacity
+    reaction hello{*this, "hello", on(startup()), [this] { tr_.add(*this, "startup"); }};
+    reaction tick{*this, "tick", on(t1), [this] { tr_.add(*this, "t1"); }};
+    reaction bye{*this, "bye", on(shutdown()), [this] { tr_.add(*this, "shutdown"); }};
+};
+
+struct spaced : reactor {
+    using reactor::reactor;
+    physical_action<int, 2> p{*this, "p", 0ms, 1s, spacing_policy::drop};
+    int n = 0;
+    reaction got{*this, "got", on(p), [this] { ++n; }};
+};
+
+}  // namespace
+
+// A physical action that overflows the event queue (capacity 1, the
+// timer's event queued) while it is drained: no reaction runs after that,
+// not the timer's at 10 ms, not shutdown (with or without a timeout there).
+TEST(environment, an_overflow_while_draining_physical_actions_stops_before_the_next_tag) {
+    for (duration timeout : {duration{-1}, duration{10ms}}) {
+        environment<1, 8> env{{.name = "e", .timeout = timeout}};
+        test::trace tr;
+        overflow_app a{env, tr};
+        executor ex{test::virtual_clock()};
+        ASSERT_TRUE(env.start(ex));
+        auto h = ex.spawn(poke_at_5ms(a));
+        ASSERT_TRUE(h);
+        ex.run();
+        ASSERT_TRUE(env.finished());
+        ASSERT_FALSE(env.outcome());
+        EXPECT_STREQ(env.outcome().err().message().c_str(), "physical action 'p': event queue full (limit 1)");
+        EXPECT_TRUE(tr.lines.empty()) << tr.lines.front();
+        EXPECT_EQ(test::ms(ex), 5);  // stopped when it failed, not at the next tag
+    }
+}
+
+// A timer that cannot be queued at start: not even the startup tag runs.
+TEST(environment, an_overflow_at_start_runs_no_tag) {
+    environment<1, 8> env{{.name = "e"}};
+    test::trace tr;
+    two_timers a{env, tr};
+    executor ex{test::virtual_clock()};
+    status s = env.run(ex);
+    ASSERT_FALSE(s);
+    EXPECT_STREQ(s.err().message().c_str(), "timer 't2': event queue full (limit 1)");
+    EXPECT_TRUE(tr.lines.empty());
+}
+
+// A foreign thread overflows a physical action's buffer (counted on its
+// thread) while the executor drops events by spacing (counted on its own):
+// both count under the same lock (the TSan build checks it).
+TEST(environment, drops_are_counted_on_both_threads_without_a_race) {
+    environment<8, 8> env{{.name = "e", .timeout = 200ms}};
+    spaced a{env, "app"};
+    executor ex{{"real"}};
+    ASSERT_TRUE(env.start(ex));
+    std::thread source([&] {
+        for (int i = 0; i < 20000; ++i) (void)a.p.schedule(i);
+        env.request_stop();
+    });
+    ex.run();
+    source.join();
+    // Every schedule is refused (buffer full) or drained and then dropped
+    // by spacing, except one posted event (fired or not, depending on when
+    // the stop lands) and at most the two still buffered at the stop.
+    EXPECT_GE(a.p.dropped(), 20000u - 3u);
+    EXPECT_LE(std::uint32_t(a.n) + a.p.dropped(), 20000u);
+}

@@ -82,3 +82,50 @@ TEST(mode, modal_reactor_without_initial_mode_is_rejected) {
 }
 
 }  // namespace
+
+// Regression of a review (2026-11-25): an event of a physical action in a
+// mode that is not active went to the live queue, so a reset entry did not
+// drop it (and with no delay it fired into the inactive mode, unseen).
+namespace {
+
+struct late_mode : reactor {
+    late_mode(basic_environment& e, test::trace& tr, transition k) : reactor(e, "app"), tr_(tr), k_(k) {}
+    test::trace& tr_;
+    transition k_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    timer t1{*this, "t1", 1ms};
+    timer t2{*this, "t2", 2ms};
+    timer t3{*this, "t3", 10ms};
+    physical_action<int> p{B, "p", 20ms};  // scheduled at 5 ms: tag 25 ms
+    reaction to_b{*this, "to_b", on(t1), [this] { set_mode(B, transition::reset); }};
+    reaction to_a{*this, "to_a", on(t2), [this] { set_mode(A, transition::reset); }};
+    reaction back{*this, "back", on(t3), [this] { tr_.add(*this, "enter B"); set_mode(B, k_); }};
+    reaction got{B, "got", on(p), [this] { tr_.add(*this, "got", p.get()); }};
+};
+
+task<> schedule_at_5ms(late_mode& a) {
+    co_await sleep_until(from_ns(5'000'000u));
+    (void)a.p.schedule(1);
+}
+
+}  // namespace
+
+// B is entered at 1 ms and left at 2 ms. The event scheduled at 5 ms,
+// while B is inactive, waits as B's suspended events do: a reset entry
+// into B at 10 ms drops it; a history entry delivers it with the delay it
+// had left when it was scheduled (23 ms after the last tag, 2 ms), at 33.
+TEST(mode, an_event_for_an_inactive_mode_is_suspended_with_it) {
+    for (transition k : {transition::reset, transition::history}) {
+        environment<8, 8> env{{.name = "e", .timeout = 50ms}};
+        test::trace tr;
+        late_mode a{env, tr, k};
+        executor ex{test::virtual_clock()};
+        ASSERT_TRUE(env.start(ex));
+        auto h = ex.spawn(schedule_at_5ms(a));
+        ASSERT_TRUE(h);
+        ex.run();
+        if (k == transition::reset) EXPECT_EQ(tr.lines, (std::vector<std::string>{"10ms/0 enter B"}));
+        else EXPECT_EQ(tr.lines, (std::vector<std::string>{"10ms/0 enter B", "33ms/0 got 1"}));
+    }
+}

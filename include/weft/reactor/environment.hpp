@@ -148,11 +148,17 @@ inline void basic_environment::attend() noexcept {
 // as a whole defeated store forwarding (x86-64, GCC 12 -O3: a third of the
 // cost of a tag in fast mode).
 inline basic_environment::step basic_environment::advance(std::uint64_t& due) noexcept {
+    // A failure outside a tag (start(), a task scheduling an action) stops
+    // the program before its next tag, as one inside a tag does.
+    if (failed_) return step::done;
     for (;;) {
         // One plain load per tag: an acquire load is a barrier instruction
         // on ARM, and physical actions and stop requests are rare (attend()
         // loads again with acquire).
-        if (flags_.load(std::memory_order_relaxed)) attend();  // (1) (2)
+        if (flags_.load(std::memory_order_relaxed)) {  // (1) (2)
+            attend();
+            if (failed_) return step::done;  // a physical action overflowed the queue
+        }
         tag next;
         const bool first = stamp_ == 1;
         if (first) {

@@ -25,7 +25,13 @@ public:
     duration min_spacing() const noexcept { return duration{min_spacing_}; }
     spacing_policy policy() const noexcept { return policy_; }
     /// Events dropped by the drop policy (or a full physical buffer).
-    std::uint32_t dropped() const noexcept { return dropped_; }
+    /// Events dropped (spacing policy `drop`, or a physical action's full
+    /// buffer). Under the port's critical section, as both increments are:
+    /// a physical action's buffer overflows on the scheduling thread.
+    std::uint32_t dropped() const noexcept {
+        port::critical_section cs;
+        return dropped_;
+    }
 
 protected:
     action_base(duration min_delay, duration min_spacing, spacing_policy p) noexcept
@@ -49,9 +55,11 @@ protected:
         // Pending = still queued (not fired, not suspended by a mode).
         bool pending = last_pending_ && env.has_event(*this, last_);
         switch (policy_) {
-            case spacing_policy::drop:
+            case spacing_policy::drop: {
+                port::critical_section cs;  // physical_action::push counts too, on its own thread
                 ++dropped_;
                 return verdict::dropped;
+            }
             case spacing_policy::replace:
                 if (pending) { merge_slot = last_slot_; return verdict::merged; }
                 break;

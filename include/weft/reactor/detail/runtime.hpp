@@ -264,6 +264,7 @@ private:
     void apply_mode_changes() noexcept;
     void switch_mode(detail::reactor_node& r) noexcept;
     void suspend_events(detail::mode_node& leaving) noexcept;
+    bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
     void enter_reset(detail::mode_node& entering) noexcept;
     void enter_history(detail::mode_node& entering) noexcept;
 
@@ -396,7 +397,26 @@ constexpr const char* kind_name(element_kind k) noexcept {
         fail(overflow_error(target));
         return false;
     }
+    // An event for an element of a mode that is not active (a physical
+    // action's, or one delayed across a mode switch) waits with the
+    // events suspended when its mode was left: delivered on a history
+    // entry, dropped on a reset entry, never fired while inactive.
+    if (target.mode_ && !detail::mode_active(target.mode_)) [[unlikely]] return suspend_event(target, at, slot);
     queue_.push(at, &target, slot);
+    return true;
+}
+
+[[gnu::cold, gnu::noinline]] inline bool basic_environment::suspend_event(detail::element& target, const tag& at,
+                                                                            std::uint16_t slot) noexcept {
+    if (suspended_count_ == queue_.capacity()) {
+        fail(error{errc::overflow, "mode", target.mode_->name_, queue_.capacity(), "too many suspended events"});
+        return false;
+    }
+    detail::event& s = suspended_[suspended_count_++];
+    s.at = tag{at.time - now_.time, at.microstep};  // remaining delay, as suspend_events keeps it
+    s.target = &target;
+    s.seq = 0;
+    s.slot = slot;
     return true;
 }
 
