@@ -39,7 +39,7 @@ TEST(frame_pool, frame_larger_than_the_scoped_pools_slots_is_too_large_not_exhau
     auto t = small_job(1);
     ASSERT_FALSE(t);
     EXPECT_EQ(t.err().code, errc::frame_too_large);
-    EXPECT_STREQ(t.err().message().c_str(), "frame pool 'tiny16': frame larger than the scoped pool's slots (limit 16)");
+    EXPECT_STREQ(t.err().message().c_str(), "frame pool 'tiny16': frame larger than its slots (limit 16)");
     EXPECT_EQ(tiny.largest_request() > 16, true);
     EXPECT_EQ(tiny.in_use(), 0u);
 }

@@ -338,25 +338,25 @@ private:
     [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried, std::size_t n) noexcept {
         error& e = last_error();
         e.kind = "frame pool";
-        if (tried == nullptr || tried->slot_bytes_ < n) {
-            // No pool has a slot this large (or none was declared), or the
-            // pool a use_frames scope imposes has smaller slots.
-            frame_pool_base* biggest = tried;
-            if (!biggest) {
-                biggest = frame_pool_base::first();
-                while (biggest && biggest->next_) biggest = biggest->next_;
-            }
+        frame_pool_base* p = tried;
+        if (!p) {  // no pool has a slot this large: name the largest (if any)
+            p = frame_pool_base::first();
+            while (p && p->next_) p = p->next_;
+        }
+        e.object = p ? p->name_ : "(none declared)";
+        e.limit = 0;
+        if (p) {
+            ++p->failures_;
+            // The pool tried had no free slot; or its slots, or those of
+            // the pool a use_frames scope imposes, are too small.
+            e.limit = p->slot_bytes_ < n ? p->slot_bytes_ : p->slots_;
+        }
+        if (!p || p->slot_bytes_ < n) {
             e.code = errc::frame_too_large;
-            e.object = biggest ? biggest->name_ : "(none declared)";
-            e.limit = biggest ? biggest->slot_bytes_ : 0;
-            e.detail = tried ? "frame larger than the scoped pool's slots" : "frame larger than every slot";
-            if (biggest) ++biggest->failures_;
+            e.detail = "frame larger than its slots";
         } else {
             e.code = errc::no_memory;
-            e.object = tried->name_;
-            e.limit = tried->slots_;
             e.detail = "all slots in use";
-            ++tried->failures_;
         }
     }
 

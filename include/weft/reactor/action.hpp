@@ -65,6 +65,18 @@ protected:
         store_.release(slot);
         return owner_->env_->overflow_error(*this);
     }
+    // An event for a mode that is not active (physical actions only: a
+    // reaction that schedules runs in an active mode): suspended with the
+    // mode's events, spacing applied when it is delivered.
+    template <class... V>
+    void place_suspended(tag at, V&&... value) noexcept {
+        std::uint16_t slot = store_.put(std::forward<V>(value)...);
+        if (slot == value_store<T, Slots>::none) {
+            owner_->env_->fail(error{errc::full, "action", name_, Slots, "value slots full"});
+            return;
+        }
+        if (!owner_->env_->suspend_event(*this, at, slot)) store_.release(slot);
+    }
 
 private:
     static void on_fire(element* e, std::uint16_t slot) noexcept {
@@ -179,6 +191,11 @@ private:
             tag now = env.current_tag();
             tag at{std::int64_t(e.ns - env.start_ns()) + self->min_delay_ + e.extra, 0};
             if (at <= now) at = tag{now.time, now.microstep + 1};
+            if (self->mode_ && !detail::mode_active(self->mode_)) [[unlikely]] {
+                if constexpr (std::is_void_v<T>) self->place_suspended(at);
+                else self->place_suspended(at, std::move(e.value.v));
+                continue;
+            }
             if constexpr (std::is_void_v<T>) (void)self->place_event(at);
             else (void)self->place_event(at, std::move(e.value.v));
         }

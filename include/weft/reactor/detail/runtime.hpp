@@ -168,6 +168,9 @@ public:
     /// Queues an event for `target` at `at` (>= next microstep). False when
     /// the event queue is full: the program then stops with overflow_error(target).
     bool post(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
+    /// Keeps an event for an element whose mode is not active with the
+    /// events suspended when a mode was left (remaining delay from now).
+    bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
     /// "action 'b': event queue full (limit 8)".
     error overflow_error(const detail::element& target) const noexcept;
     /// Is an event for `e` at `at` queued? O(queue size).
@@ -264,7 +267,6 @@ private:
     void apply_mode_changes() noexcept;
     void switch_mode(detail::reactor_node& r) noexcept;
     void suspend_events(detail::mode_node& leaving) noexcept;
-    bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
     void enter_reset(detail::mode_node& entering) noexcept;
     void enter_history(detail::mode_node& entering) noexcept;
 
@@ -397,15 +399,14 @@ constexpr const char* kind_name(element_kind k) noexcept {
         fail(overflow_error(target));
         return false;
     }
-    // An event for an element of a mode that is not active (a physical
-    // action's, or one delayed across a mode switch) waits with the
-    // events suspended when its mode was left: delivered on a history
-    // entry, dropped on a reset entry, never fired while inactive.
-    if (target.mode_ && !detail::mode_active(target.mode_)) [[unlikely]] return suspend_event(target, at, slot);
     queue_.push(at, &target, slot);
     return true;
 }
 
+// An event for an element of a mode that is not active (a physical
+// action's, scheduled meanwhile) waits with the events suspended when its
+// mode was left: delivered on a history entry, dropped on a reset entry,
+// never fired while the mode is inactive.
 [[gnu::cold, gnu::noinline]] inline bool basic_environment::suspend_event(detail::element& target, const tag& at,
                                                                             std::uint16_t slot) noexcept {
     if (suspended_count_ == queue_.capacity()) {
