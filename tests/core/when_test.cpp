@@ -16,6 +16,21 @@ task<int> after(std::chrono::milliseconds d, int v) {
     co_await sleep_for(d);
     co_return v;
 }
+
+// Runs `root` with its own frame from the large test pool: it must not take
+// a tiny pool's only slot (pools are size classes: the smallest fitting
+// slot is used).
+template <class Root>
+void run_root(executor& ex, Root& root) {
+    task<> r;
+    {
+        use_frames s{test::large_frames};
+        r = root();
+    }
+    auto h = ex.spawn(std::move(r));
+    ASSERT_TRUE(h);
+    ex.run();
+}
 }  // namespace
 
 TEST(when_all, runs_children_concurrently_and_returns_all_results) {
@@ -127,16 +142,7 @@ TEST(when_all, a_child_that_could_not_be_allocated_reports_the_pool) {
         second = y.code();
         if (!y) pool_name = y.err().object;
     };
-    // The root's own frame must not take tiny's only slot (pools are size
-    // classes: the smallest fitting slot is used).
-    task<> r;
-    {
-        use_frames s{test::large_frames};
-        r = root();
-    }
-    auto h = ex.spawn(std::move(r));
-    ASSERT_TRUE(h);
-    ex.run();
+    run_root(ex, root);
     EXPECT_EQ(second, errc::no_memory);
     EXPECT_STREQ(pool_name, "tiny");
 }
@@ -162,14 +168,7 @@ TEST(when_any, a_child_that_could_not_be_allocated_wins_and_the_others_are_cance
         winner = w ? w->code() : errc::invalid;
         loser_has_value = std::get<1>(r.values).has_value();
     };
-    task<> r;
-    {
-        use_frames s{test::large_frames};
-        r = root();
-    }
-    auto h = ex.spawn(std::move(r));
-    ASSERT_TRUE(h);
-    ex.run();
+    run_root(ex, root);
     EXPECT_EQ(index, 0u);
     EXPECT_EQ(winner, errc::no_memory);
     EXPECT_FALSE(loser_has_value);
