@@ -56,11 +56,7 @@ protected:
             case verdict::post: break;
         }
         std::uint16_t slot = store_.put(std::forward<V>(value)...);
-        if (slot == value_store<T, Slots>::none) {
-            error e{errc::full, "action", name_, Slots, "value slots full"};
-            owner_->env_->fail(e);
-            return e;
-        }
+        if (slot == value_store<T, Slots>::none) return slots_full();
         if (commit(at, slot)) return {};
         store_.release(slot);
         return owner_->env_->overflow_error(*this);
@@ -72,10 +68,16 @@ protected:
     void place_suspended(tag at, V&&... value) noexcept {
         std::uint16_t slot = store_.put(std::forward<V>(value)...);
         if (slot == value_store<T, Slots>::none) {
-            owner_->env_->fail(error{errc::full, "action", name_, Slots, "value slots full"});
+            (void)slots_full();
             return;
         }
-        if (!owner_->env_->suspend_event(*this, at, slot)) store_.release(slot);
+        if (!owner_->env_->suspend_event(*this, at, slot, *this->mode_)) store_.release(slot);
+    }
+    // Every value slot holds an event: the program stops with this error.
+    [[gnu::cold, gnu::noinline]] error slots_full() noexcept {
+        error e{errc::full, "action", name_, Slots, "value slots full"};
+        owner_->env_->fail(e);
+        return e;
     }
 
 private:

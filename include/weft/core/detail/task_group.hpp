@@ -58,8 +58,7 @@ protected:
         c.executor_->schedule(c);
     }
     void cancel_children() noexcept {
-        for (std::size_t i = 0; i < count_; ++i)
-            if (children_[i] && !finished(i)) children_[i]->cancel();
+        for_each_running_child([](task_control& c) { c.cancel(); });
     }
     bool finished(std::size_t i) const noexcept { return (done_mask_ >> i) & 1u; }
 

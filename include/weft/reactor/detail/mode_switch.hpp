@@ -48,13 +48,7 @@ inline void basic_environment::switch_mode(detail::reactor_node& r) noexcept {
 inline void basic_environment::suspend_events(detail::mode_node& leaving) noexcept {
     queue_.extract_if([&](detail::event& ev) {
         if (!ev.target->mode_ || !detail::mode_within(ev.target->mode_, &leaving)) return false;
-        if (suspended_count_ == queue_.capacity()) {
-            fail(error{errc::overflow, "mode", leaving.name_, queue_.capacity(), "too many suspended events"});
-            return true;
-        }
-        detail::event s = ev;
-        s.at.time = ev.at.time - now_.time;  // remaining delay
-        suspended_[suspended_count_++] = s;
+        (void)suspend_event(*ev.target, ev.at, ev.slot, leaving);
         return true;
     });
 }

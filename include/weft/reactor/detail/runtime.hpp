@@ -168,9 +168,11 @@ public:
     /// Queues an event for `target` at `at` (>= next microstep). False when
     /// the event queue is full: the program then stops with overflow_error(target).
     bool post(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
-    /// Keeps an event for an element whose mode is not active with the
-    /// events suspended when a mode was left (remaining delay from now).
-    bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot) noexcept;
+    /// Keeps an event for an element of inactive mode `m` (or one inside
+    /// it) with the suspended events, its remaining delay counted from now.
+    /// False, and the program stops naming `m`, when that store is full.
+    bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot,
+                       const detail::mode_node& m) noexcept;
     /// "action 'b': event queue full (limit 8)".
     error overflow_error(const detail::element& target) const noexcept;
     /// Is an event for `e` at `at` queued? O(queue size).
@@ -407,14 +409,14 @@ constexpr const char* kind_name(element_kind k) noexcept {
 // action's, scheduled meanwhile) waits with the events suspended when its
 // mode was left: delivered on a history entry, dropped on a reset entry,
 // never fired while the mode is inactive.
-[[gnu::cold, gnu::noinline]] inline bool basic_environment::suspend_event(detail::element& target, const tag& at,
-                                                                            std::uint16_t slot) noexcept {
+inline bool basic_environment::suspend_event(detail::element& target, const tag& at, std::uint16_t slot,
+                                             const detail::mode_node& m) noexcept {
     if (suspended_count_ == queue_.capacity()) {
-        fail(error{errc::overflow, "mode", target.mode_->name_, queue_.capacity(), "too many suspended events"});
+        fail(error{errc::overflow, "mode", m.name_, queue_.capacity(), "too many suspended events"});
         return false;
     }
     detail::event& s = suspended_[suspended_count_++];
-    s.at = tag{at.time - now_.time, at.microstep};  // remaining delay, as suspend_events keeps it
+    s.at = tag{at.time - now_.time, at.microstep};  // remaining delay
     s.target = &target;
     s.seq = 0;
     s.slot = slot;
