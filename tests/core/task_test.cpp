@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
 
 #include <gtest/gtest.h>
@@ -84,6 +85,25 @@ TEST(task, join_returns_value_and_frees_frame) {
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(got, 10);
     EXPECT_EQ(pool.in_use(), 0u);
+}
+
+TEST(task, a_second_joiner_is_refused_and_the_first_still_gets_the_value) {
+    executor ex{test::virtual_clock()};
+    auto h = ex.spawn([]() -> task<int> { co_await sleep_for(1ms); co_return 3; }());
+    ASSERT_TRUE(h);
+    int got = 0;
+    std::string second;
+    auto first = [&]() -> task<> { got = *co_await h->join(); };
+    auto late = [&]() -> task<> {
+        auto r = co_await h->join();
+        second = r ? "value" : r.err().message().c_str();
+    };
+    auto a = ex.spawn(first());
+    auto b = ex.spawn(late());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 3);
+    EXPECT_EQ(second, "join_handle 'join': already joined by another task (limit 1)");
 }
 
 TEST(task, detached_task_frees_its_frame_when_done) {

@@ -74,8 +74,11 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
-            joiner = &me;
             target = &self->ctl();
+            // One waiter slot per task: a second joiner would silently take
+            // the first one's wake-up and leave it blocked for ever.
+            if (target->done_context_) { outcome = errc::busy; return false; }
+            joiner = &me;
             target->done_context_ = static_cast<detail::join_wait*>(this);
             abort = &abort_join;
             me.park(h, this);
@@ -83,6 +86,8 @@ public:
         }
         awaited_t<T> await_resume() noexcept {
             if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
+            if (outcome == errc::busy)
+                return error{errc::busy, "join_handle", "join", 1, "already joined by another task"};
             if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
             if constexpr (std::is_void_v<T>) {
                 self->detach();
@@ -101,7 +106,8 @@ public:
         }
     };
     /// Waits for the task to finish; yields its value (or `cancelled` if
-    /// the *joining* task was cancelled while waiting).
+    /// the *joining* task was cancelled while waiting, or `busy` if another
+    /// task is already joining it: one joiner at a time).
     join_operation join() noexcept {
         join_operation op{};
         op.self = this;
