@@ -147,6 +147,21 @@ TEST(connect, uart_bytes_arrive_in_order_over_the_socket_pair) {
     EXPECT_EQ(std::string(back, 2), "ok");
 }
 
+TEST(connect, a_uart_with_a_full_rx_fifo_can_be_destroyed) {
+    // More bytes arrived than the FIFO holds and nobody reads them: the
+    // reader thread waits for room, and ~uart() must still end it.
+    executor ex{{"uart_full", clock_mode::real}};
+    irq_node node{[](irq_node*) noexcept {}};
+    std::optional<sim::uart> u{std::in_place, "full"};
+    u->rx().attach(ex, node);
+    std::uint8_t burst[100] = {};
+    u->inject(burst, sizeof burst);
+    while (u->rx().readable() < 64) std::this_thread::yield();
+    u->rx().detach();
+    u.reset();  // hung for ever before the reader checked for closing
+    SUCCEED();
+}
+
 TEST(connect, close_hands_back_the_held_value_and_the_driver_connects_again) {
     executor ex{test::virtual_clock()};
     sim::button but0{"but0"};

@@ -86,6 +86,22 @@ WEFT_TARGET_TEST(timer, sleep_for_uses_the_port_clock) {
     WEFT_CHECK(woke - start < 2'010'000);  // the executor slept in WFI and woke on time
 }
 
+WEFT_TARGET_TEST(timer, sleep_for_across_the_clock_wrap) {
+    mps2::timer0().value = 25000;  // timer 0 wraps in 1 ms, during the sleep
+    executor ex;
+    std::uint64_t woke = 0, start = 0;
+    auto t = [&]() -> task<> {
+        start = port::now_ns();
+        co_await sleep_for(5ms);
+        woke = port::now_ns();
+    };
+    auto h = ex.spawn(t());
+    WEFT_REQUIRE(h);
+    WEFT_CHECK(ex.run() == run_outcome::completed);
+    WEFT_CHECK(woke - start >= 5'000'000);
+    WEFT_CHECK(woke - start < 5'010'000);
+}
+
 WEFT_TARGET_TEST(timer, timers_fire_in_deadline_order) {
     executor ex;
     log_len = 0;

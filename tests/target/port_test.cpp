@@ -95,9 +95,7 @@ WEFT_TARGET_TEST(waker, notify_is_latched) {
 WEFT_TARGET_TEST(waker, notify_from_device_isr_is_latched) {
     // A device interrupt (dual timer 2, IRQ 10) fires while the program is
     // busy; its notify() makes the next wait_until() return at once.
-    // (The WFI wake-up itself is covered by the alarm tests above and by
-    // notify_before_sleep_is_not_lost; see docs/port-cortex-m.md, "QEMU
-    // notes", for why no test sleeps until a dual-timer-2 interrupt.)
+    // (The WFI wake-up itself: sleeps_until_a_device_interrupt.)
     weft::port::waker w;
     isr_waker = &w;
     device_irq_count = 0;
@@ -114,32 +112,78 @@ WEFT_TARGET_TEST(waker, notify_from_device_isr_is_latched) {
     isr_waker = nullptr;
 }
 
-WEFT_TARGET_TEST(waker, notify_before_sleep_is_not_lost) {
-    // The interrupt is raised while wait_until() has interrupts masked but
-    // before its WFI: the pending line must still end the sleep.
+WEFT_TARGET_TEST(waker, notify_in_every_window_is_not_lost) {
+    // A device interrupt raised k ticks into wait_until(), for every k up
+    // to 119: one of them lands between the latch test and WFI (interrupts
+    // masked there), and its notify must still end the sleep at once.
     weft::port::waker w;
     isr_waker = &w;
-    soft_irq_count = 0;
-    mps2::enable_irq(mps2::soft_irq0);
-    std::uint64_t t0 = now_ns();
-    {
-        weft::port::critical_section cs;
-        mps2::pend_irq(mps2::soft_irq0);
+    unsigned lost = 0;
+    for (std::uint32_t k = 1; k < 120; ++k) {
+        device_irq_count = 0;
+        std::uint64_t t0 = now_ns();
+        device_fire_after(k);
+        w.wait_until(t0 + 1000 * us);
+        std::uint64_t d = now_ns() - t0;
+        if (device_irq_count != 1 || d > k * 40 + 5 * us) {
+            weft::target_test::say("    k ", k, ": woke after ", d, " ns\n");
+            ++lost;
+        }
     }
-    // (The handler ran when the critical section ended; the latch holds it.)
-    w.wait_until(t0 + 1000 * us);
-    WEFT_CHECK_EQ(soft_irq_count, 1u);
-    WEFT_CHECK(now_ns() - t0 < 10 * us);
+    WEFT_CHECK_EQ(lost, 0u);
     isr_waker = nullptr;
 }
 
-WEFT_TARGET_TEST(waker, long_deadline) {
-    // 150 s of virtual time in one alarm (free under -icount sleep=off).
-    // Not past the 171.8 s wrap of timer 0: see docs/port-cortex-m.md,
-    // "QEMU notes".
+WEFT_TARGET_TEST(waker, sleeps_until_a_device_interrupt) {
+    // No deadline: only dual timer 2's interrupt (after 10 us) ends the WFI.
+    weft::port::waker w;
+    isr_waker = &w;
+    device_irq_count = 0;
+    std::uint64_t t0 = now_ns();
+    device_fire_after(250);
+    w.wait_until(weft::port::no_deadline);
+    std::uint64_t t1 = now_ns();
+    WEFT_CHECK_EQ(device_irq_count, 1u);
+    WEFT_CHECK(t1 - t0 >= 10 * us);
+    WEFT_CHECK(t1 - t0 < 12 * us);
+    isr_waker = nullptr;
+}
+
+WEFT_TARGET_TEST(waker, long_deadline_across_two_clock_wraps) {
+    // 400 s of virtual time (free under -icount sleep=off): the alarm is
+    // re-armed ~100 times and timer 0 wraps twice (every 171.8 s).
     weft::port::waker w;
     std::uint64_t t0 = now_ns();
-    std::uint64_t deadline = t0 + 150'000'000'000ull;
+    std::uint64_t deadline = t0 + 400'000'000'000ull;
+    w.wait_until(deadline);
+    std::uint64_t t1 = now_ns();
+    WEFT_CHECK(t1 >= deadline);
+    WEFT_CHECK(t1 - deadline < 5 * us);
+}
+
+WEFT_TARGET_TEST(clock, reads_right_on_the_tick_of_the_wrap) {
+    // The wrap interrupt is pending while the counter still reads 0: that
+    // tick is the first of the new period, not the last of the old one.
+    mps2::timer0().value = 100;  // 4 us before the wrap
+    std::uint64_t before, at, after;
+    {
+        weft::port::critical_section cs;
+        before = now_ns();
+        while (!(mps2::timer0().intstatus & 1u)) {}
+        at = now_ns();
+        for (int i = 0; i < 50; ++i) __asm volatile("" ::: "memory");
+        after = now_ns();
+    }
+    WEFT_CHECK(at >= before);
+    WEFT_CHECK(at - before < 100 * us);
+    WEFT_CHECK(after >= at);
+}
+
+WEFT_TARGET_TEST(waker, wait_until_across_the_clock_wrap) {
+    mps2::timer0().value = 25000;  // the clock wraps in 1 ms
+    weft::port::waker w;
+    std::uint64_t t0 = now_ns();
+    std::uint64_t deadline = t0 + 5000 * us;
     w.wait_until(deadline);
     std::uint64_t t1 = now_ns();
     WEFT_CHECK(t1 >= deadline);

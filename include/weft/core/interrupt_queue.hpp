@@ -9,7 +9,7 @@
 // one exchange, restores arrival order and runs each node's handler on its
 // own thread. The queue is bounded by construction: a node is either queued
 // once or not at all, so an interrupt flood can never overflow memory; a
-// post of an already-queued node reports `busy` (the ISR learns that its
+// post of an already-queued node returns false (the ISR learns that its
 // previous event has not been consumed yet, nothing is lost silently).
 #include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/result.hpp>

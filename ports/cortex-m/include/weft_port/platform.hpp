@@ -52,7 +52,7 @@ inline std::uint64_t now_ticks() noexcept {
         v = mps2::timer0().value;
     }
     set_primask(saved);
-    return (std::uint64_t(hi) << 32) | std::uint32_t(0xFFFFFFFFu - v);
+    return (std::uint64_t(hi) << 32) | std::uint32_t(0u - v);  // v == 0 is the first tick of period hi
 }
 
 /// Arms the alarm (dual timer 1, one shot) to interrupt after `ticks` ticks.

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace weft::sim {
@@ -26,6 +27,7 @@ public:
     uart(const uart&) = delete;
     uart& operator=(const uart&) = delete;
     ~uart() {
+        closing_.store(true, std::memory_order_relaxed);
         if (fds_[1] >= 0) ::shutdown(fds_[1], SHUT_RDWR);
         if (started_) pthread_join(thread_, nullptr);
         for (int fd : fds_) if (fd >= 0) ::close(fd);
@@ -93,7 +95,10 @@ private:
         auto* u = static_cast<uart*>(p);
         std::uint8_t b;
         while (::read(u->fds_[0], &b, 1) == 1) {
-            while (u->ring_.size() == fifo) ::usleep(50);
+            while (u->ring_.size() == fifo) {
+                if (u->closing_.load(std::memory_order_relaxed)) return nullptr;
+                ::usleep(50);
+            }
             (void)u->ring_.push(b);
         }
         return nullptr;
@@ -106,6 +111,7 @@ private:
     irq_ring<std::uint8_t, fifo> ring_;
     pthread_t thread_{};
     bool started_ = false;
+    std::atomic<bool> closing_{false};
 };
 
 }  // namespace weft::sim
