@@ -65,7 +65,7 @@ weft::task<> heartbeat() {
 int main() {
     start = ex.now();
     // The simulated ADC interrupt: a new sample every 40 ms, a ramp that
-    // overheats twice.
+    // reaches 300 three times (301, then 305 and 312).
     // After the sixth sample the sensor goes quiet for 240 ms, so the
     // reader's 200 ms timeout fires once.
     int sample = 0, quiet = 0;

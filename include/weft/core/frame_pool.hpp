@@ -17,8 +17,8 @@
 // Each allocation is also recorded per coroutine function (the compiler
 // reports the frame size to operator new), so that a build can print the
 // size of every coroutine's frame and the peak use of every pool: the facts
-// needed to size the pools of the next build (see docs/core.md, "Sizing
-// frame pools").
+// needed to size the pools of the next build (see docs/port-cortex-m.md,
+// "Frame sizes before deployment").
 #include <weft/core/result.hpp>
 #include <weft/port/port.hpp>
 

@@ -3,7 +3,7 @@
 // Errors are values: every operation that can fail returns result<T> (or
 // status for result<void>). An error carries a code, the name of the object
 // that failed and the limit involved, so that its message can say
-// "frame pool 'sensors': capacity 4 frames exhausted" without formatting
+// "frame pool 'sensors': all slots in use (limit 4)" without formatting
 // anything (or allocating) until someone asks for the text.
 #include <weft/port/port.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // with_timeout(op, 5ms) / with_deadline(op, t): bounds any abortable weft
-// await (sleep, event, semaphore, mutex, split_phase, join, channel ops).
+// await (sleep, event, semaphore, mutex, split_phase, join, csp::sync(e)).
 // If the time passes first, the inner await ends with errc::timeout and
 // releases whatever it was queued on; otherwise the timer is disarmed.
 //

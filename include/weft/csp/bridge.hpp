@@ -19,8 +19,9 @@
 //                                     // attach, with its overflow reporting
 //
 // read() and write() run on the executor. A driver reports its failures as
-// error values from read()/write() (e.g. "uart 'console': overflow (limit
-// 64)"); connect() records them, it never drops them silently.
+// error values from read()/write() (e.g. "uart 'console': rx bytes lost,
+// FIFO full (limit 64)"); connect() records them, it never drops them
+// silently.
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>

@@ -77,6 +77,8 @@ static_assert(requires(const char* s, std::size_t n) {
     { console_write(s, n) } noexcept;
     { target_name() } noexcept -> std::same_as<const char*>;
 }, "the port must provide console_write(const char*, std::size_t) and target_name()");
+static_assert(requires(const char* s) { { fatal(s) } noexcept; },
+              "the port must provide [[noreturn]] void weft::port::fatal(const char*) noexcept");
 static_assert(std::same_as<decltype(small_code), const bool>,
               "the port must provide `inline constexpr bool weft::port::small_code`");
 static_assert(std::same_as<decltype(single_core), const bool>,
