@@ -20,6 +20,7 @@
 //   tune   the auto-tuner over the step sweep's candidates, then its pick
 //          and the sweep's best point re-measured side by side.
 #include <weft/batch/batch.hpp>
+#include "harness.hpp"  // counts heap allocations (bench::allocations)
 #include <weft_port/machine_info.hpp>
 
 #include <sched.h>
@@ -102,16 +103,27 @@ void check(weft::status s) {
     if (!s) die(s.err().message().c_str());
 }
 
+// Heap allocations seen inside the kernel runs of the point being measured
+// (measure() and the tuner's re-runs start a point): what its lines'
+// "allocations" report, per kernel run.
+std::size_t kernel_runs = 0, kernel_allocations = 0;
+
 double cost_of(const config& c, mode m, std::size_t lanes) {
+    const std::size_t a0 = bench::allocations.load(std::memory_order_relaxed);
+    double cost;
     if (counters) {
         counters->start();
         c.run(m, lanes);
         counters->stop();
-        return double(counters->value(weft::port::perf_counters::cycles));
+        cost = double(counters->value(weft::port::perf_counters::cycles));
+    } else {
+        auto t0 = weft::port::now_ns();
+        c.run(m, lanes);
+        cost = double(weft::port::now_ns() - t0);
     }
-    auto t0 = weft::port::now_ns();
-    c.run(m, lanes);
-    return double(weft::port::now_ns() - t0);
+    kernel_allocations += bench::allocations.load(std::memory_order_relaxed) - a0;
+    ++kernel_runs;
+    return cost;
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -136,6 +148,7 @@ ratio_stats stats_of(const std::vector<double>& r, const std::vector<double>& se
 /// fits the cache runs in microseconds, where one interrupt is a 2x outlier:
 /// each timed sample then repeats the batch until it lasts ~5 ms.
 void measure(const config& c, std::size_t lanes, int runs, ratio_stats out[3]) {
+    kernel_runs = kernel_allocations = 0;
     std::vector<double> r[3], seq_cost;
     double once = 0;
     for (int m = 0; m < 3; ++m) {
@@ -437,12 +450,13 @@ void emit(const workload& w, const char* sweep, const config& c, std::size_t lan
                 "\"median\":%.4f,\"p10\":%.4f,\"p90\":%.4f,\"runs\":%d,\"lanes\":%zu,\"step_bytes\":%zu,"
                 "\"active_set_bytes\":%zu,\"cache_bytes\":%zu,\"cache_ratio\":%.6f,\"data_bytes\":%zu,"
                 "\"data_cache_ratio\":%.4f,\"l1_ratio\":%.4f,\"l2_ratio\":%.5f,\"item_bytes\":%zu,\"items\":%zu,"
-                "\"item_active_set_ratio\":%.5f,\"sequential_median\":%.0f,\"allocations\":0%s}\n",
+                "\"item_active_set_ratio\":%.5f,\"sequential_median\":%.0f,\"allocations\":%.2f%s}\n",
                 w.name.c_str(), weft::port::target_name(), sweep, mode_name[m], metric, r.median, r.p10, r.p90, runs,
                 lanes, c.step_bytes, active, caches.total(), double(active) / double(caches.total()),
                 c.data_bytes, double(c.data_bytes) / double(caches.total()),
                 double(active) / double(caches.level_bytes[0]), double(active) / double(caches.level_bytes[1]),
-                c.item_bytes, c.items, double(lanes * c.item_bytes) / double(caches.total()), r.seq_cost, extra);
+                c.item_bytes, c.items, double(lanes * c.item_bytes) / double(caches.total()), r.seq_cost,
+                kernel_runs ? double(kernel_allocations) / double(kernel_runs) : 0.0, extra);
     std::fflush(stdout);
 }
 
@@ -584,6 +598,7 @@ void tune(const workload& w, const options& o, std::vector<tune_candidate>& cand
         cost_of(tc, mode(m), m == seq ? 1 : tl);
         if (!same) cost_of(bc, mode(m), m == seq ? 1 : best.lanes);
     }
+    kernel_runs = kernel_allocations = 0;
     for (int i = 0; i < o.reruns; ++i) {
         auto one = [&](const config& c, std::size_t lanes, std::vector<double>* r, std::vector<double>& sq) {
             const double s1 = cost_of(c, seq, lanes);

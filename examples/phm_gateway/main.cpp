@@ -90,6 +90,9 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
 
     const std::size_t good = p.sensors * p.measurements, total = good + 3 * p.bad_per_kind;
     std::atomic<std::size_t> processed{0};
+    // Set when the receiver stops waiting: every lost datagram shrinks the
+    // sender's window for good, and after 32 losses it would wait for ever.
+    std::atomic<bool> gave_up{false};
     auto t0 = weft::port::now_ns();
     std::thread sender([&] {
         std::vector<unsigned char> buf(phm::header_bytes + 2 * p.features + 64);
@@ -98,7 +101,10 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
             // Flow control: at most 32 datagrams in flight, so the loopback
             // socket buffer never overflows. acquire: pairs with the
             // receiver's release so the count is current, not stale.
-            while (sent - processed.load(std::memory_order_acquire) >= 32) std::this_thread::yield();
+            while (sent - processed.load(std::memory_order_acquire) >= 32) {
+                if (gave_up.load(std::memory_order_relaxed)) return;
+                std::this_thread::yield();
+            }
             ::sendto(tx, buf.data(), n, 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
             ++sent;
         };
@@ -134,6 +140,7 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
         // release: the sender may reuse its window slot only after we took the datagram.
         processed.fetch_add(1, std::memory_order_release);
     }
+    gave_up.store(true, std::memory_order_relaxed);
     sender.join();
     r.received = processed.load();
     r.seconds = double(weft::port::now_ns() - t0) / 1e9;
@@ -233,12 +240,13 @@ comparison infer(const params& p, const fleet& f, const sensor_storage& st, gate
     svm_batch<i16> b{g.tables.data(), S, F, 1};
 
     // [docs:phm_autotune]
-    // Candidates: lanes 2..8 x rows per step 1..8 (the tuner caps the step
-    // at L1/2 and may answer "sequential"). One calibration = one paired
-    // sample, caches flushed before each half, as in the measurement below.
+    // Candidates: lanes 2..8 (no more than sensors) x rows per step 1..8
+    // (the tuner caps the step at L1/2 and may answer "sequential"). One
+    // calibration = one paired sample, caches flushed before each half, as
+    // in the measurement below.
     tune_candidate cands[7 * 4];
     std::size_t n = 0;
-    for (std::size_t lanes = 2; lanes <= 8; ++lanes)
+    for (std::size_t lanes = 2; lanes <= 8 && lanes <= S; ++lanes)
         for (std::size_t rps : {1u, 2u, 4u, 8u}) cands[n++] = {lanes, (rps + 1) * F * sizeof(std::int16_t)};
     auto rows_of = [F](std::size_t step_bytes) { return step_bytes / (F * sizeof(std::int16_t)) - 1; };
     auto calibrate = [&](const tune_candidate& c) {
@@ -251,6 +259,10 @@ comparison infer(const params& p, const fleet& f, const sensor_storage& st, gate
     opt.finalists = 3;
     opt.final_runs = 4;
     auto choice = autotune(caches, cands, n, calibrate, opt);
+    if (!choice) {
+        std::fprintf(stderr, "phm_gateway: %s\n", choice.err().message().c_str());
+        std::exit(1);
+    }
     // [docs:phm_autotune]
     comparison out;
     out.tuned = *choice;
@@ -368,8 +380,8 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (p.sensors == 0 || p.sensors > 1000 || p.measurements == 0 || p.features == 0 || p.features > 8192) {
-        std::fprintf(stderr, "phm_gateway: sensors 1..1000, measurements >= 1, features 1..8192\n");
+    if (p.sensors < 2 || p.sensors > 1000 || p.measurements == 0 || p.features == 0 || p.features > 8192) {
+        std::fprintf(stderr, "phm_gateway: sensors 2..1000 (one lane per sensor), measurements >= 1, features 1..8192\n");
         return 2;
     }
     weft::port::cache_source src;

@@ -165,6 +165,42 @@ TEST(autotune, single_candidate_is_chosen) {
     EXPECT_NEAR(r->l1_ratio, 0.5, 1e-9);
 }
 
+TEST(autotune, a_sequential_choice_reports_the_best_interleaved_active_set) {
+    tune_candidate c{4, 1024};
+    auto r = autotune(machine(), &c, 1, [](const tune_candidate&) { return 0.9; });
+    ASSERT_TRUE(r);
+    ASSERT_FALSE(r->interleave);
+    EXPECT_EQ(r->lanes, 1u);
+    EXPECT_EQ(r->active_set_bytes, 4u * 1024);  // the candidate's, not 1 x its step
+}
+
+TEST(autotune, more_candidates_to_screen_than_it_ranks_is_invalid) {
+    std::vector<tune_candidate> cs;
+    for (std::size_t i = 0; i < tune_max_screened + 1; ++i) cs.push_back({2, 64 + 8 * i});
+    tune_options o;
+    o.max_trials = cs.size();
+    auto r = autotune(machine(), cs.data(), cs.size(), [](const tune_candidate&) { return 1.2; }, o);
+    EXPECT_EQ(r.code(), weft::errc::invalid);
+    EXPECT_STREQ(r.err().message().c_str(),
+                 "autotune 'max_trials': more candidates to screen than the tuner ranks (limit 64)");
+    o.max_trials = tune_max_screened;  // the same candidates, screened up to the limit: fine
+    EXPECT_TRUE(autotune(machine(), cs.data(), cs.size(), [](const tune_candidate&) { return 1.2; }, o));
+}
+
+TEST(autotune, more_final_runs_than_it_keeps_is_invalid) {
+    tune_candidate c{4, 1024};
+    std::size_t calls = 0;
+    tune_options o;
+    o.final_runs = tune_max_samples - 3 + 1;
+    auto r = autotune(machine(), &c, 1, [&](const tune_candidate&) { ++calls; return 1.2; }, o);
+    EXPECT_EQ(r.code(), weft::errc::invalid);
+    EXPECT_EQ(calls, 0u);
+    o.final_runs = tune_max_samples - 3;
+    r = autotune(machine(), &c, 1, [&](const tune_candidate&) { ++calls; return 1.2; }, o);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->trials, tune_max_samples);  // every requested sample taken
+}
+
 TEST(autotune, no_candidate_is_invalid) {
     auto r = autotune(machine(), nullptr, 0, [](const tune_candidate&) { return 1.0; });
     EXPECT_EQ(r.code(), weft::errc::invalid);

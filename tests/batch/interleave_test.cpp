@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -70,4 +71,42 @@ TEST(interleaver, frame_pool_exhaustion_is_reported_and_frames_freed) {
     EXPECT_EQ(st.code(), weft::errc::no_memory);
     EXPECT_STREQ(st.err().object, "tiny");
     EXPECT_EQ(tiny.in_use(), 0u);
+    // Item 1 found no frame: nothing more started, item 0 ran to its end.
+    EXPECT_EQ(r.stats().items, 1u);
+    EXPECT_EQ(t.order, (std::vector<int>{0, 1}));
+}
+
+TEST(interleaver, a_failed_refill_lets_started_items_finish_so_the_done_set_is_a_prefix) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    // Item 0 is long, 1 and 2 short; item 3's frame is too large for any
+    // pool. Items 1 and 2 finish before item 0: the run must not drop 0.
+    auto make = [&](std::size_t i) {
+        if (i == 3) {
+            weft::frame_pool<16, 1> small{"small"};
+            weft::use_frames scope{small};
+            return steps(t, int(i), 1);
+        }
+        return steps(t, int(i), i == 0 ? 4 : 1);
+    };
+    auto st = r.run(2, 6, make);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), weft::errc::frame_too_large);
+    EXPECT_EQ(r.stats().items, 3u);  // exactly items 0, 1, 2
+    for (int step = 0; step < 4; ++step)
+        EXPECT_NE(std::find(t.order.begin(), t.order.end(), step), t.order.end()) << "item 0, step " << step;
+    EXPECT_EQ(std::count_if(t.order.begin(), t.order.end(), [](int v) { return v >= 30; }), 0);
+    EXPECT_EQ(lane_frames.in_use(), 0u);
+}
+
+TEST(interleaver, a_kernel_call_checks_the_lane_count_under_every_policy) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    auto make = [&](std::size_t i) { return steps(t, int(i), 1); };
+    EXPECT_EQ((r.run_under<weft::batch::sequential>(0, 3, make)).code(), weft::errc::invalid);
+    EXPECT_EQ((r.run_under<weft::batch::sequential>(9, 3, make)).code(), weft::errc::invalid);
+    ASSERT_TRUE((r.run_under<weft::batch::sequential>(3, 3, make)));
+    EXPECT_EQ(r.stats().lanes, 1u);
+    ASSERT_TRUE((r.run_under<weft::batch::interleaved>(3, 3, make)));
+    EXPECT_EQ(r.stats().lanes, 3u);
 }

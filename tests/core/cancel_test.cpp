@@ -113,6 +113,36 @@ TEST(cancel, unblocks_join_of_another_task) {
     EXPECT_EQ(outcome, errc::cancelled);
 }
 
+TEST(cancel, ends_awaits_that_could_complete_at_once_too) {
+    executor ex{test::virtual_clock()};
+    event set{"set"};
+    set.set();
+    semaphore units{"units", 1, 1};
+    mutex free{"free"};
+    auto quick = [&]() -> task<int> { co_return 5; };
+    auto finished = ex.spawn(quick());
+    ASSERT_TRUE(finished);
+    errc ev = errc::ok, sem = errc::ok, mx = errc::ok, jn = errc::ok;
+    auto victim = [&]() -> task<> {
+        co_await sleep_for(1ms);  // cancelled here
+        ev = (co_await set.wait()).code();
+        sem = (co_await units.acquire()).code();
+        mx = (co_await free.lock()).code();
+        jn = (co_await finished->join()).code();
+    };
+    auto v = ex.spawn(victim());
+    ASSERT_TRUE(v);
+    v->cancel();
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(ev, errc::cancelled);
+    EXPECT_EQ(sem, errc::cancelled);
+    EXPECT_EQ(mx, errc::cancelled);
+    EXPECT_EQ(jn, errc::cancelled);
+    EXPECT_EQ(units.available(), 1u);  // nothing taken
+    EXPECT_FALSE(free.locked());
+    EXPECT_TRUE(finished->done());  // the value is still there to join
+}
+
 TEST(cancel, yield_reports_cancellation_and_task_can_poll) {
     executor ex{test::virtual_clock()};
     int iterations = 0;

@@ -294,3 +294,43 @@ TEST(mutex, refuses_a_child_the_lock_its_waiting_parent_holds) {
     EXPECT_EQ(child_got.code(), errc::cycle);
     EXPECT_FALSE(m.locked());
 }
+
+TEST(mutex, a_waiter_that_comes_and_goes_leaves_a_ready_owner_its_place) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    std::string log;
+    auto owner = [&]() -> task<> {
+        EXPECT_TRUE(co_await m.lock());
+        co_await sleep_for(1ms);
+        log += 'O';
+        m.unlock();
+    };
+    auto high = [&]() -> task<> {
+        co_await sleep_for(1ms);  // the owner is ready by now, not yet running
+        EXPECT_EQ((co_await with_timeout(m.lock(), 0ms)).code(), errc::timeout);
+        log += 'H';
+    };
+    auto o = ex.spawn(owner(), 1);
+    auto x = ex.spawn(logger(1ms, log, 'x'), 1);
+    auto h = ex.spawn(high(), 5);
+    ASSERT_TRUE(o && x && h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "HOx");  // the owner's timer fired before x's
+}
+
+TEST(mutex, a_cancelled_task_does_not_get_a_free_lock) {
+    executor ex{test::virtual_clock()};
+    mutex m{"bus"};
+    status got;
+    auto body = [&]() -> task<> {
+        co_await sleep_for(1ms);  // ends cancelled at once
+        got = co_await m.lock();
+        if (got) m.unlock();
+    };
+    auto t = ex.spawn(body(), 1);
+    ASSERT_TRUE(t);
+    t->cancel();
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got.code(), errc::cancelled);
+    EXPECT_FALSE(m.locked());
+}

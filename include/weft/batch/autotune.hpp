@@ -75,9 +75,9 @@ struct tune_choice {
     bool interleave = true;     ///< false: run sequentially (interleaving did not pay)
     std::size_t lanes = 0;      ///< 1 when !interleave
     std::size_t step_bytes = 0; ///< best interleaved candidate's step (also when !interleave)
-    std::size_t active_set_bytes = 0;
-    double cache_ratio = 0;     ///< active set / total cache
-    double l1_ratio = 0;        ///< active set / L1
+    std::size_t active_set_bytes = 0; ///< best interleaved candidate's (best_lanes x step_bytes)
+    double cache_ratio = 0;     ///< that active set / total cache
+    double l1_ratio = 0;        ///< that active set / L1
     double speedup = 0;         ///< median calibrated ratio of the choice (1 for sequential)
     double best_interleaved = 0;///< median ratio of the best interleaved candidate
     std::size_t trials = 0;     ///< paired calibration samples spent
@@ -176,11 +176,22 @@ inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, st
 /// promoted into those sets (at most promotion_passes refills per round).
 /// Not ISR-safe; allocates nothing (about 11 KiB of stack); reorders `c`:
 /// the ranked candidates first (best first), capped ones last.
-/// Errors: errc::invalid when there is no candidate.
+/// Errors: errc::invalid when there is no candidate, when more than
+/// tune_max_screened candidates would be screened (o.max_trials and
+/// enough eligible candidates), or when 3 + o.final_runs exceeds
+/// tune_max_samples: the tuner keeps that many, and would otherwise drop
+/// the rest without saying so.
+/// Capacities of autotune()'s fixed tables (on the stack).
+inline constexpr std::size_t tune_max_screened = 64;  ///< candidates ranked after screening
+inline constexpr std::size_t tune_max_samples = 16;   ///< paired samples per candidate
+
 template <class Calibrate>
 result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, std::size_t n,
                              Calibrate&& calibrate, tune_options o = {}) noexcept {
     if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 0, "no candidate"};
+    if (3 + o.final_runs > tune_max_samples)
+        return error{errc::invalid, "autotune", "final_runs", tune_max_samples - 3,
+                     "more samples per finalist than the tuner keeps"};
     const std::size_t cap = o.max_step_bytes ? o.max_step_bytes : caches.l1() / 2;
     const double start = o.start_l1_fraction * double(caches.l1());
     // 1. cap: eligible candidates first, nearest to the start point first.
@@ -199,6 +210,9 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     });
     // 2. screen
     const std::size_t screened = eligible < o.max_trials ? eligible : (o.max_trials ? o.max_trials : 1);
+    if (screened > tune_max_screened)
+        return error{errc::invalid, "autotune", "max_trials", tune_max_screened,
+                     "more candidates to screen than the tuner ranks"};
     for (std::size_t i = 0; i < screened; ++i) {
         c[i].speedup = calibrate(c[i]);
         c[i].measured = true;
@@ -212,10 +226,10 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     //    single screening values of the rest) and whoever moved into the top
     //    set is sampled too (at most `promotion_passes` times per round).
     //    Samples of a round are taken round-robin (see the header comment).
-    double samples[64][16];
-    std::size_t count[64] = {};
-    std::size_t ord[64];  // ranking, as indices into c[0..keep)
-    const std::size_t keep = screened < 64 ? screened : 64;
+    double samples[tune_max_screened][tune_max_samples];
+    std::size_t count[tune_max_screened] = {};
+    std::size_t ord[tune_max_screened];  // ranking, as indices into c[0..keep)
+    const std::size_t keep = screened;
     detail::sort_by(c, screened, [](const tune_candidate& x) { return -x.speedup; });
     for (std::size_t i = 0; i < keep; ++i) {
         samples[i][count[i]++] = c[i].speedup;
@@ -235,7 +249,6 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
             }
     };
     auto round = [&](std::size_t top, std::size_t target) {
-        if (target > 16) target = 16;
         for (std::size_t pass = 0; pass <= o.promotion_passes; ++pass) {
             rank(0);
             bool sampled = false;
@@ -251,7 +264,7 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
             }
             for (std::size_t i = 0; i < top; ++i) {
                 const std::size_t j = ord[i];
-                double v[16];
+                double v[tune_max_samples];
                 for (std::size_t k = 0; k < count[j]; ++k) v[k] = samples[j][k];
                 c[j].speedup = detail::median_of(v, count[j]);
             }
@@ -266,7 +279,7 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
         round(fin, 3 + o.final_runs);
     }
     {
-        tune_candidate sorted[64];
+        tune_candidate sorted[tune_max_screened];
         for (std::size_t i = 0; i < keep; ++i) sorted[i] = c[ord[i]];
         for (std::size_t i = 0; i < keep; ++i) c[i] = sorted[i];
     }
@@ -279,7 +292,7 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     ch.lanes = ch.interleave ? best.lanes : 1;
     ch.step_bytes = best.step_bytes;
     ch.speedup = ch.interleave ? best.speedup : 1.0;
-    ch.active_set_bytes = ch.lanes * ch.step_bytes;
+    ch.active_set_bytes = best.active_set();
     ch.cache_total_bytes = caches.total();
     ch.cache_ratio = caches.total() ? double(ch.active_set_bytes) / double(caches.total()) : 0;
     ch.l1_ratio = caches.l1() ? double(ch.active_set_bytes) / double(caches.l1()) : 0;

@@ -42,21 +42,32 @@ public:
     /// lanes == 1 is the sequential order. Does not allocate except lane
     /// frames from the frame pools. Not ISR-safe, not reentrant.
     /// Errors: errc::invalid if lanes is 0 or > MaxLanes; the pool's error
-    /// (no_memory / frame_too_large) if a lane frame cannot be created — then
-    /// every live lane is destroyed and the items already finished stay done.
+    /// (no_memory / frame_too_large) if a lane frame cannot be created —
+    /// then no further item starts, the lanes already running finish, and
+    /// exactly the items [0, stats().items) are done: a caller can retry
+    /// from there.
     template <class Make>
     status run(std::size_t lanes, std::size_t items, Make&& make) noexcept {
         stats_ = {};
         for (lane& l : slot_) l = lane{};  // forget errors of an earlier run
-        if (lanes == 0 || lanes > MaxLanes)
-            return error{errc::invalid, "interleaver", "lanes", MaxLanes, "lane count out of range"};
+        if (lanes == 0 || lanes > MaxLanes) return lane_count_error();
         if (lanes > items) lanes = items;
         stats_.lanes = lanes;
         std::size_t next = 0, live = 0;
-        for (; live < lanes; ++live) {  // (1)
-            slot_[live] = make(next++);
-            if (!slot_[live].valid()) return abandon(live + 1);
-        }
+        error failed{};
+        // A lane that cannot be created stops the issue of items; those
+        // already started run to their end, so the done set stays a prefix.
+        auto start = [&](lane& l) {
+            if (next == items || failed) return false;
+            l = make(next);
+            if (!l.valid()) {
+                failed = l.err() ? l.err() : error{errc::no_memory};
+                return false;
+            }
+            ++next;
+            return true;
+        };
+        while (live < lanes && start(slot_[live])) ++live;  // (1)
         while (live > 0) {
             for (std::size_t k = 0; k < lanes; ++k) {
                 lane& l = slot_[k];
@@ -66,31 +77,29 @@ public:
                 if (!l.done()) continue;
                 l.reset();  // (3)(4)
                 ++stats_.items;
-                if (next < items) {
-                    l = make(next++);
-                    if (!l.valid()) return abandon(lanes);
-                } else {
-                    --live;
-                }
+                if (!start(l)) --live;
             }
         }
+        if (failed) return failed;
         return {};
+    }
+
+    /// run() as a kernel under `Policy` does it: one lane unless the policy
+    /// interleaves. `lanes` is checked either way, so a call that is wrong
+    /// under one policy is wrong under all.
+    template <class Policy, class Make>
+    status run_under(std::size_t lanes, std::size_t items, Make&& make) noexcept {
+        if (lanes == 0 || lanes > MaxLanes) return lane_count_error();
+        return run(Policy::interleaves ? lanes : 1, items, static_cast<Make&&>(make));
     }
 
     /// Counters of the most recent run().
     const interleave_stats& stats() const noexcept { return stats_; }
 
 private:
-    // A lane could not be created: free every frame, report the pool's error.
-    status abandon(std::size_t used) noexcept {
-        error e{};
-        for (std::size_t k = 0; k < used; ++k) {
-            if (!slot_[k].valid() && slot_[k].err()) e = slot_[k].err();
-            slot_[k].reset();
-        }
-        return e ? status{e} : status{errc::no_memory};
+    static error lane_count_error() noexcept {
+        return error{errc::invalid, "interleaver", "lanes", MaxLanes, "lane count out of range"};
     }
-
     lane slot_[MaxLanes]{};
     interleave_stats stats_{};
 };

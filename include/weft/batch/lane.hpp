@@ -24,6 +24,8 @@ class [[nodiscard]] lane {
 public:
     /// Promise: lazy start, parked at the end until the interleaver reaps it.
     struct promise_type {
+        /// What prefetch()/yield() check: only the interleaver resumes them.
+        static constexpr bool is_batch_lane = true;
         /// Frames come from weft frame pools only (never the heap).
         static void* operator new(std::size_t n, frame_site s = frame_site::current()) noexcept {
             return frame_allocator::allocate(n, s);

@@ -38,11 +38,17 @@ inline void prefetch_write(const void* p, std::size_t bytes) noexcept {
 }
 
 /// The awaiter of prefetch()/yield(): suspends iff `Suspends`.
-/// The interleaver resumes the lane on its next round; nothing is queued.
+/// The interleaver resumes the lane on its next round; nothing is queued,
+/// so any other coroutine (a weft::task) would never be resumed.
 template <bool Suspends>
 struct step_operation {
     static constexpr bool await_ready() noexcept { return !Suspends; }
-    static constexpr void await_suspend(std::coroutine_handle<>) noexcept {}
+    template <class P>
+    static constexpr void await_suspend(std::coroutine_handle<P>) noexcept {
+        static_assert(requires { P::is_batch_lane; },
+                      "weft::batch prefetch()/yield() suspend only inside a weft::batch::lane "
+                      "(nothing would resume a task that awaited them)");
+    }
     static constexpr void await_resume() noexcept {}
 };
 

@@ -28,9 +28,11 @@ public:
 
     struct wait_operation : detail::queued_waiter {
         event* ev;
-        bool await_ready() const noexcept { return ev->set_; }
+        bool await_ready() const noexcept { return false; }  // a cancelled task's wait ends cancelled
         template <class P>
-        bool await_suspend(std::coroutine_handle<P> h) noexcept { return enqueue(h, ev->waiters_); }
+        bool await_suspend(std::coroutine_handle<P> h) noexcept {
+            return enqueue_unless(h, ev->waiters_, [this] { return ev->set_; });
+        }
         status await_resume() const noexcept { return status{outcome}; }
     };
     /// Awaitable: ok once set; cancelled / timeout if aborted.

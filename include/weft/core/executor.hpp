@@ -154,7 +154,9 @@ public:
 
     /// Makes `p` the priority `t` runs at (its effective priority; its
     /// own, base_prio(), stays). A task waiting in a ready queue moves to
-    /// the back of level `p`'s: found by walking its old level, so this
+    /// level `p`'s: to the back if raised, to the front if lowered (the
+    /// POSIX rule: a lift that came and went costs it no place to tasks
+    /// that became ready after it). Found by walking its old level, so this
     /// costs at most one step per task ready at that level. A running or
     /// blocked task is only relabelled: its next wake queues it at `p`.
     /// Executor thread only; mutexes use it for priority inheritance.
@@ -177,7 +179,16 @@ public:
             head_[level] = t.next_ready_;
             if constexpr (cache_front) front_[level] = head_[level]->resume_point_;
         }
-        schedule(t);
+        if (p > level) {
+            schedule(t);
+            return;
+        }
+        const std::uint32_t bit = 1u << p;
+        if (bitmap_ & bit) t.next_ready_ = head_[p];
+        else tail_[p] = &t;
+        head_[p] = &t;
+        if constexpr (cache_front) front_[p] = t.resume_point_;
+        bitmap_ |= bit;
     }
 
     /// Head of the list of mutexes that tasks of this executor wait for,

@@ -69,11 +69,12 @@ public:
 
     struct join_operation : detail::join_wait {
         join_handle* self;
-        bool await_ready() const noexcept { return !self->h_ || self->done(); }
+        bool await_ready() const noexcept { return !self->h_; }
         template <class P>
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
+            if (self->done()) return false;
             target = &self->ctl();
             // One waiter slot per task: a second joiner would silently take
             // the first one's wake-up and leave it blocked for ever.

@@ -38,7 +38,8 @@ public:
     const char* name() const noexcept { return name_; }
     bool locked() const noexcept { return locked_; }
     /// The task holding the lock; nullptr when free or taken by try_lock()
-    /// (which does not know its caller: such an owner inherits nothing).
+    /// (which does not know its caller: such an owner inherits nothing, and
+    /// its own lock() of the mutex is not recognised as a deadlock).
     const task_control* owner() const noexcept { return owner_; }
 
     [[nodiscard]] bool try_lock() noexcept {
@@ -102,13 +103,13 @@ public:
 private:
     bool acquire_or_wait(lock_operation& op, std::coroutine_handle<> h) noexcept {
         task_control& c = *op.ctl;
+        if (c.cancel_requested()) {  // also for a free lock: every await of a cancelled task ends so
+            op.outcome = errc::cancelled;
+            return false;
+        }
         if (!locked_) {
             locked_ = true;
             owner_ = &c;
-            return false;
-        }
-        if (c.cancel_requested()) {
-            op.outcome = errc::cancelled;
             return false;
         }
         if (reaches(owner_, c)) {

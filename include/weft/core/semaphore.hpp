@@ -43,9 +43,11 @@ public:
 
     struct acquire_operation : detail::queued_waiter {
         semaphore* sem;
-        bool await_ready() noexcept { return sem->waiters_.empty() && sem->try_acquire(); }
+        bool await_ready() const noexcept { return false; }  // a cancelled task takes no unit
         template <class P>
-        bool await_suspend(std::coroutine_handle<P> h) noexcept { return enqueue(h, sem->waiters_); }
+        bool await_suspend(std::coroutine_handle<P> h) noexcept {
+            return enqueue_unless(h, sem->waiters_, [this] { return sem->waiters_.empty() && sem->try_acquire(); });
+        }
         status await_resume() const noexcept { return status{outcome}; }
     };
     /// Awaitable: ok with a unit held; cancelled / timeout without one.

@@ -70,8 +70,8 @@ lane bptree_scan_lane(const bptree_scan_set& s, std::size_t item) {
 /// Errors: those of interleaver::run (lane count, frame pool exhausted).
 template <class Policy, std::size_t K>
 status bptree_scan(interleaver<K>& runner, std::size_t lanes, const bptree_scan_set& s) noexcept {
-    return runner.run(Policy::interleaves ? lanes : 1, s.ranges,
-                      [&s](std::size_t i) { return bptree_scan_lane<Policy>(s, i); });
+    return runner.template run_under<Policy>(lanes, s.ranges,
+        [&s](std::size_t i) { return bptree_scan_lane<Policy>(s, i); });
 }
 
 /// Links `count` leaves of capacity `keys_per_leaf`, placed in `arena` at

@@ -57,8 +57,8 @@ template <class Policy, class N, std::size_t K>
 status conv3x3(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
                const conv3x3_kernel<N>& k) noexcept {
     if (b.rows < 3 || b.cols < 3) return error{errc::invalid, "conv3x3", "image_batch", 3, "image smaller than 3x3"};
-    return runner.run(Policy::interleaves ? lanes : 1, b.images,
-                      [&b, &k](std::size_t i) { return conv3x3_lane<Policy, N>(b, k, i); });
+    return runner.template run_under<Policy>(lanes, b.images,
+        [&b, &k](std::size_t i) { return conv3x3_lane<Policy, N>(b, k, i); });
 }
 
 }  // namespace weft::batch

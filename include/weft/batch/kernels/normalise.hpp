@@ -58,8 +58,8 @@ template <class Policy, class N, std::size_t K>
 status normalise(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
                  const normalise_params<N>& p) noexcept {
     if (b.channels != 3) return error{errc::invalid, "normalise", "image_batch", 3, "needs 3 channels"};
-    return runner.run(Policy::interleaves ? lanes : 1, b.images,
-                      [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });
+    return runner.template run_under<Policy>(lanes, b.images,
+        [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });
 }
 
 }  // namespace weft::batch

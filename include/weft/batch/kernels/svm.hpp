@@ -67,8 +67,8 @@ lane svm_lane(const svm_batch<N>& b, std::size_t item) {
 /// Scores every table of `b` on `runner` (one lane when Policy is sequential).
 template <class Policy, class N, std::size_t K>
 status svm_infer(interleaver<K>& runner, std::size_t lanes, const svm_batch<N>& b) noexcept {
-    return runner.run(Policy::interleaves ? lanes : 1, b.table_count,
-                      [&b](std::size_t i) { return svm_lane<Policy, N>(b, i); });
+    return runner.template run_under<Policy>(lanes, b.table_count,
+        [&b](std::size_t i) { return svm_lane<Policy, N>(b, i); });
 }
 
 }  // namespace weft::batch

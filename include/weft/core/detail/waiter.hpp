@@ -16,15 +16,23 @@ struct queued_waiter : list_node, wait_node {
     task_control* ctl = nullptr;
     errc outcome = errc::ok;
 
-    /// Parks the task in `q`; false (do not suspend) if already cancelled.
-    template <class P>
-    bool enqueue(std::coroutine_handle<P> h, intrusive_list& q) noexcept {
+    /// Parks the task in `q`; false (do not suspend) if already cancelled,
+    /// or if `ready()` (tested after that) granted the wait at once.
+    template <class P, class Ready>
+    bool enqueue_unless(std::coroutine_handle<P> h, intrusive_list& q, Ready ready) noexcept {
         ctl = &h.promise().control();
+        // First: every await of a cancelled task ends cancelled, even one
+        // that could complete without waiting.
         if (ctl->cancel_requested()) { outcome = errc::cancelled; return false; }
+        if (ready()) return false;
         abort = &on_abort;
         q.push_back(*this);
         ctl->park(h, this);
         return true;
+    }
+    template <class P>
+    bool enqueue(std::coroutine_handle<P> h, intrusive_list& q) noexcept {
+        return enqueue_unless(h, q, [] { return false; });
     }
     /// Grants the wait (called by the object being waited on).
     void grant() noexcept { ctl->wake(); }
