@@ -8,8 +8,8 @@ weft against each peer measured in the same run, and optionally a plot.
 
 For each (suite, workload) the table lists every system's median and
 p10-p90 spread, and the speed-up of weft over the peer (peer median / weft
-median; > 1 means weft is faster). Units other than ns/op are listed
-without a ratio.
+median; > 1 means weft is faster), for units where lower is better
+(ns/op, instr/op); rows in other units are listed without a ratio.
 
 Several invocations may be concatenated (the shared machines vary between
 processes more than within one): each (suite, workload, system, workers)
@@ -64,6 +64,9 @@ def system_label(r):
     return r["system"] + (f" ({r['workers']} workers)" if r.get("workers") else "")
 
 
+LOWER_IS_BETTER = {"ns/op", "instr/op"}
+
+
 def table(rows):
     groups = OrderedDict()
     for r in rows:
@@ -75,7 +78,8 @@ def table(rows):
         weft = next((r for r in rs if r["system"] == "weft"), None)
         for r in rs:
             ratio = ""
-            if weft and r is not weft and r["unit"] == weft["unit"] and weft["median"] > 0:
+            if (weft and r is not weft and r["unit"] == weft["unit"] and weft["unit"] in LOWER_IS_BETTER
+                    and weft["median"] > 0):
                 ratio = f"{r['median'] / weft['median']:.2f}x"
             spread = "medians " if r["invocations"] > 1 else "p10–p90 "
             out.append(f"| {suite} | {workload} | {system_label(r)} | {r['median']:.3g} | "

@@ -49,7 +49,7 @@ time_point now() { return ex->now(); }
 // [docs:sensor_parser]
 constexpr std::uint8_t sync_word = 0xA5;
 constexpr std::size_t max_payload = 8;
-constexpr auto byte_gap = 5ms;  // longer than this between bytes: the packet is truncated
+constexpr auto byte_gap = 5ms;  // this long between bytes: the packet is truncated
 
 struct packet {
     std::uint8_t len = 0;
@@ -73,17 +73,47 @@ auto next_byte() {
     return choose(recv(rx), wrap(timeout(byte_gap), [] { return result<std::uint8_t>{errc::timeout}; }));
 }
 
+// The bytes read after a sync word whose packet was then rejected are
+// parsed again: the next sync word may be among them (a lost byte makes
+// a packet's sync word the length or checksum of a broken one before it).
+struct rescan {
+    std::uint8_t bytes[max_payload + 2] = {};
+    std::size_t at = 0, n = 0;  // bytes[at, n): to parse again, before the wire
+    std::uint8_t taken[max_payload + 2] = {};
+    std::size_t k = 0;  // read since the last sync word
+    bool pending() const { return at < n; }
+    std::uint8_t next() { return bytes[at++]; }
+    void keep(std::uint8_t b) { taken[k++] = b; }
+    void reject() {  // again: what was taken, then what was not reached
+        std::size_t m = 0;
+        std::uint8_t all[max_payload + 2];
+        for (std::size_t i = 0; i < k; ++i) all[m++] = taken[i];
+        for (std::size_t i = at; i < n && m < sizeof all; ++i) all[m++] = bytes[i];
+        for (std::size_t i = 0; i < m; ++i) bytes[i] = all[i];
+        at = 0, n = m, k = 0;
+    }
+};
+
 task<> parser() {
     char line[96];
+    rescan again;
     for (;;) {
         // Hunt for the sync word; silence between packets is fine.
-        if (*co_await recv(rx) != sync_word) { ++stats.skipped; continue; }
-        auto len = co_await next_byte();
+        result<std::uint8_t> s{errc::timeout};
+        if (again.pending()) s = again.next();
+        else s = co_await recv(rx);
+        if (*s != sync_word) { ++stats.skipped; continue; }
+        again.k = 0;
+        result<std::uint8_t> len{errc::timeout};
+        if (again.pending()) len = again.next();
+        else len = co_await next_byte();
         if (!len) { ++stats.truncated; report("truncated: no length byte, resynchronising"); continue; }
+        again.keep(*len);
         if (*len == 0 || *len > max_payload) {
             ++stats.bad_length;
             std::snprintf(line, sizeof line, "bad length %u (limit %zu), resynchronising", unsigned(*len), max_payload);
             report(line);
+            again.reject();
             continue;
         }
         packet p{*len, {}};
@@ -91,8 +121,11 @@ task<> parser() {
         std::uint8_t got = 0;
         bool complete = true;
         for (; got <= p.len; ++got) {  // payload, then the checksum byte
-            auto b = co_await next_byte();
+            result<std::uint8_t> b{errc::timeout};
+            if (again.pending()) b = again.next();
+            else b = co_await next_byte();
             if (!b) { complete = false; break; }
+            again.keep(*b);
             if (got < p.len) { p.data[got] = *b; sum = std::uint8_t(sum + *b); }
             else if (*b != sum) {
                 ++stats.bad_checksum;
@@ -111,7 +144,10 @@ task<> parser() {
             ++stats.truncated;
             report("truncated: checksum byte missing, resynchronising");
         }
-        if (!complete) continue;
+        if (!complete) {
+            again.reject();
+            continue;
+        }
         ++stats.ok;
         (void)co_await send(packets, p);
     }
@@ -140,6 +176,9 @@ constexpr on_wire script[] = {
     {20, 0xA5}, {1, 1}, {1, 0x7F}, {1, 0x80},                      // ... then a good packet
     {3, 0xA5}, {1, 42},                                            // bad length
     {3, 0x55}, {1, 0xA5}, {1, 2}, {1, 0xBE}, {1, 0xEF}, {1, 0xAF}, // noise, then good
+    {3, 0xA5}, {1, 0xA5}, {1, 1}, {1, 0x42}, {1, 0x43},           // a stray sync word, then good
+    {3, 0xA5}, {1, 2}, {1, 0x01}, {1, 0x02},                       // checksum byte lost ...
+    {1, 0xA5}, {1, 1}, {1, 0x11}, {1, 0x12},                       // ... the next packet follows at once
 };
 
 task<> wire(uart_rx& uart) {
@@ -164,5 +203,5 @@ int main() {
     std::printf("packets %u, bad checksum %u, truncated %u, bad length %u, noise bytes %u, uart errors %zu\n",
                 stats.ok, stats.bad_checksum, stats.truncated, stats.bad_length, stats.skipped,
                 uart.errors());
-    return stats.ok == 3 && stats.bad_checksum == 1 && stats.truncated == 1 && stats.bad_length == 1 ? 0 : 1;
+    return stats.ok == 5 && stats.bad_checksum == 2 && stats.truncated == 1 && stats.bad_length == 2 ? 0 : 1;
 }

@@ -12,9 +12,11 @@ using namespace weft::reactors;
 
 frame_pool<1024, 4> frames{"parser"};
 
+constexpr unsigned max_len = 8;
+
 struct sensor_pkt {
     std::uint8_t len = 0;
-    std::uint8_t data[8] = {};
+    std::uint8_t data[max_len] = {};
 };
 
 // [docs:parser]
@@ -27,14 +29,23 @@ struct sensor_parser : reactor {
     mode read_packet{*this, "ReadPacket"};
     sensor_pkt p_{};
     std::uint8_t got_ = 0;
+    unsigned bad_lengths = 0;
 
     reaction sync{read_sync, "sync", on(byte), [this] {
         if (byte.get() == 0xAA) set_mode(read_length);
     }};
     reaction length{read_length, "length", on(byte), [this] {
-        p_.len = byte.get() > 8 ? 8 : byte.get();
+        const unsigned n = byte.get();
+        if (n == 0 || n > max_len) {  // reported, never clamped: resynchronise
+            ++bad_lengths;
+            std::printf("%2lld ms: bad length %u (limit %u), resynchronising\n",
+                        (long long)(logical_time().count() / 1'000'000), n, max_len);
+            set_mode(read_sync);
+            return;
+        }
+        p_.len = std::uint8_t(n);
         got_ = 0;
-        set_mode(p_.len ? read_packet : read_sync);
+        set_mode(read_packet);
     }};
     reaction packet{read_packet, "packet", on(byte), writes(pkt), [this] {
         p_.data[got_++] = byte.get();
@@ -43,10 +54,11 @@ struct sensor_parser : reactor {
 };
 // [docs:parser]
 
-// A UART delivering one byte per millisecond (noise, then two packets).
+// A UART delivering one byte per millisecond (noise, a packet, noise, a
+// bad length, a packet).
 struct uart : reactor {
     using reactor::reactor;
-    static constexpr std::uint8_t stream[] = {0x13, 0x37, 0xAA, 3, 10, 20, 30, 0x55, 0xAA, 2, 0xAA, 7};
+    static constexpr std::uint8_t stream[] = {0x13, 0x37, 0xAA, 3, 10, 20, 30, 0x55, 0xAA, 42, 0xAA, 2, 0xAA, 7};
     std::size_t i_ = 0;
     timer tick{*this, "tick", 0ms, 1ms};
     output<std::uint8_t> rx{*this, "rx"};
@@ -58,7 +70,9 @@ struct uart : reactor {
 struct printer : reactor {
     using reactor::reactor;
     input<sensor_pkt> pkt{*this, "pkt"};
+    unsigned packets = 0;
     reaction show{*this, "show", on(pkt), [this] {
+        ++packets;
         std::printf("%2lld ms: packet of %u bytes:", (long long)(logical_time().count() / 1'000'000), pkt.get().len);
         for (int k = 0; k < pkt.get().len; ++k) std::printf(" %u", pkt.get().data[k]);
         std::printf("\n");
@@ -75,5 +89,5 @@ int main() {
     executor ex{{"main", clock_mode::virtual_}};
     status s = env.run(ex);
     if (!s) std::printf("%s\n", s.err().message().c_str());
-    return s ? 0 : 1;
+    return s && out.packets == 2 && parser.bad_lengths == 1 ? 0 : 1;
 }

@@ -62,6 +62,24 @@ TEST(frame_pool, report_lists_each_coroutine_with_its_frame_size) {
               std::string::npos) << out;
 }
 
+TEST(frame_pool, report_lines_stay_whole_json_whatever_the_name) {
+    // A long name is cut (and ends with "..."), quotes and backslashes are
+    // escaped: the line keeps its fields and its newline.
+    static const std::string long_name = "sensor_\"quoted\"_\\_" + std::string(150, 'x');
+    static frame_pool<64, 2> odd{long_name.c_str()};
+    std::string out;
+    print_frame_report([&](const char* s, std::size_t n) { out.append(s, n); });
+    const std::string head = "{\"pool\":\"sensor_\\\"quoted\\\"_\\\\_xxx";
+    const auto at = out.find(head);
+    ASSERT_NE(at, std::string::npos) << out;
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(line.find("...\",\"slot_bytes\":64,\"slots\":2,\"peak\":0,\"failures\":0,\"largest_request\":0}"),
+              std::string::npos) << line;
+    EXPECT_EQ(line.size(), std::string("{\"pool\":\"").size() + report_name_chars +
+                               std::string("\",\"slot_bytes\":64,\"slots\":2,\"peak\":0,\"failures\":0,"
+                                           "\"largest_request\":0}").size());
+}
+
 TEST(frame_pool, peak_tracks_most_frames_alive) {
     static frame_pool<512, 8> pool{"peaky"};
     use_frames scope{pool};

@@ -59,7 +59,7 @@ protected:
         if (slot == value_store<T, Slots>::none) return slots_full();
         if (commit(at, slot)) return {};
         store_.release(slot);
-        return owner_->env_->overflow_error(*this);
+        return owner_->env_->overflow_error(*this, at);
     }
     // An event for a mode that is not active (physical actions only: a
     // reaction that schedules runs in an active mode): suspended with the
@@ -121,7 +121,7 @@ public:
 
 private:
     tag when(duration extra) const noexcept {
-        return delay_tag(this->owner_->env_->current_tag(), duration{this->min_delay_} + extra);
+        return delay_tag(this->owner_->env_->current_tag(), duration{later(this->min_delay_, extra.count())});
     }
 };
 
@@ -191,8 +191,8 @@ private:
                 --self->count_;
             }
             tag now = env.current_tag();
-            tag at{std::int64_t(e.ns - env.start_ns()) + self->min_delay_ + e.extra, 0};
-            if (at <= now) at = tag{now.time, now.microstep + 1};
+            tag at{later(later(std::int64_t(e.ns - env.start_ns()), self->min_delay_), e.extra), 0};
+            if (at <= now) at = delay_tag(now, duration{0});
             if (self->mode_ && !detail::mode_active(self->mode_)) [[unlikely]] {
                 if constexpr (std::is_void_v<T>) self->place_suspended(at);
                 else self->place_suspended(at, std::move(e.value.v));

@@ -113,8 +113,11 @@ inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
         if (target->kind_ == detail::element_kind::timer) {
             make_present(*target);
             const std::int64_t period = static_cast<detail::timer_node*>(target)->period_;
-            if (period > 0) queue_.replace_top(tag{t.time + period, 0}, 0);
-            else queue_.drop_top();
+            // Both are non-negative: the sum wrapped iff it is negative.
+            const auto next = static_cast<std::int64_t>(static_cast<std::uint64_t>(t.time) +
+                                                        static_cast<std::uint64_t>(period));
+            if (period > 0 && next >= 0) queue_.replace_top(tag{next, 0}, 0);
+            else queue_.drop_top();  // once, or the next period is past the end of time
             continue;
         }
         const std::uint16_t slot = top.slot;
@@ -207,8 +210,17 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
     waiting_ = true;
 }
 
+// Cold and out of line: a walk of the executor's interrupt queue, once
+// per program.
+[[gnu::cold, gnu::noinline]] inline void basic_environment::withdraw_wake() noexcept {
+    ex_->withdraw_post(wake_node_);
+}
+
 inline void basic_environment::finish() noexcept {
     finished_ = true;
+    // A wake-up posted during the last tag (request_stop() in a reaction)
+    // may still be queued: it must not outlive the environment there.
+    withdraw_wake();
     if (stop_workers_) stop_workers_(*this);
     ex_->task_finished();  // run() returns once nothing else is live
 }

@@ -31,13 +31,29 @@ struct tag {
 };
 
 /// The tag that is never reached (no event pending, no stop requested).
+/// Its time is the end of time: an event there never fires.
 inline constexpr tag never_tag{INT64_MAX, UINT32_MAX};
+
+/// t + d (d may be negative), or the end of time if that overflows: a time
+/// never wraps into the past.
+constexpr std::int64_t later(std::int64_t t, std::int64_t d) noexcept {
+    // The sum wrapped if it fell below t although d > 0 (computed without
+    // overflow: one add and a compare, cheaper than a pre-check).
+    const auto s = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) + static_cast<std::uint64_t>(d));
+    return d > 0 && s < t ? INT64_MAX : s;
+}
 
 /// The tag of an event scheduled `d` after `now`: the same time one
 /// microstep later if d is zero (superdense time), else (now + d, 0).
+/// Saturates: at the end of time if now + d overflows (the event never
+/// fires, as LF's FOREVER), at microstep UINT32_MAX if the microstep would
+/// wrap (basic_environment::post refuses that one as an overflow).
 constexpr tag delay_tag(tag now, duration d) noexcept {
-    if (d.count() <= 0) return tag{now.time, now.microstep + 1};
-    return tag{now.time + d.count(), 0};
+    if (d.count() <= 0) return tag{now.time, now.microstep + (now.microstep != UINT32_MAX)};
+    // Logical time is never negative and d > 0 here: the sum wrapped iff
+    // it is negative.
+    const auto t = static_cast<std::int64_t>(static_cast<std::uint64_t>(now.time) + static_cast<std::uint64_t>(d.count()));
+    return tag{t < 0 ? INT64_MAX : t, 0};
 }
 
 }  // namespace weft::reactors

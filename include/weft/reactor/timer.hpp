@@ -22,6 +22,8 @@ public:
         period_ = period.count();
         detail::init_element(*this, where, name, detail::element_kind::timer);
         start_ = &on_start;
+        if (offset_ < 0 || period_ < 0)  // logical time does not run backwards (LF forbids them too)
+            owner_->env_->declaration_error(error{errc::invalid, "timer", name, 0, "negative offset or period"});
     }
     timer(const timer&) = delete;
     timer& operator=(const timer&) = delete;

@@ -51,7 +51,7 @@ protected:
             merge_slot = last_slot_;
             return verdict::merged;
         }
-        if (!has_last_ || min_spacing_ <= 0 || at.time >= last_.time + min_spacing_) return verdict::post;
+        if (!has_last_ || min_spacing_ <= 0 || at.time >= later(last_.time, min_spacing_)) return verdict::post;
         // Pending = still queued (not fired, not suspended by a mode).
         bool pending = last_pending_ && env.has_event(*this, last_);
         switch (policy_) {
@@ -74,7 +74,7 @@ protected:
             case spacing_policy::defer:
                 break;
         }
-        at = tag{last_.time + min_spacing_, 0};
+        at = tag{later(last_.time, min_spacing_), 0};
         return verdict::post;
     }
     /// Queues the event and records it as the last one. False: the queue

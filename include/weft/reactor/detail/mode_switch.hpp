@@ -90,7 +90,7 @@ inline void basic_environment::enter_history(detail::mode_node& m) noexcept {
     for (std::size_t i = 0; i < suspended_count_; ++i) {
         detail::event s = suspended_[i];
         if (!detail::mode_active(s.target->mode_)) { suspended_[w++] = s; continue; }
-        tag at = s.at.time > 0 ? tag{now_.time + s.at.time, s.at.microstep} : delay_tag(now_, duration{0});
+        tag at = s.at.time > 0 ? tag{later(now_.time, s.at.time), s.at.microstep} : delay_tag(now_, duration{0});
         (void)post(*s.target, at, s.slot);
     }
     suspended_count_ = w;

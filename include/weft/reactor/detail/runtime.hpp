@@ -173,8 +173,8 @@ public:
     /// False, and the program stops naming `m`, when that store is full.
     bool suspend_event(detail::element& target, const tag& at, std::uint16_t slot,
                        const detail::mode_node& m) noexcept;
-    /// "action 'b': event queue full (limit 8)".
-    error overflow_error(const detail::element& target) const noexcept;
+    /// "action 'b': event queue full (limit 8)" (or the microstep limit).
+    error overflow_error(const detail::element& target, const tag& at) const noexcept;
     /// Is an event for `e` at `at` queued? O(queue size).
     bool has_event(const detail::element& e, tag at) const noexcept {
         return queue_.find(&e, at) != queue_.size();
@@ -248,6 +248,7 @@ private:
     void plan_set(detail::port_node& origin) noexcept;
     void resume() noexcept;
     void finish() noexcept;
+    void withdraw_wake() noexcept;
     // wait: until `due` (port::no_deadline: until a physical action).
     enum class step : std::uint8_t { wait, done };
     step advance(std::uint64_t& due) noexcept;
@@ -397,8 +398,12 @@ constexpr const char* kind_name(element_kind k) noexcept {
 // reference: by value, GCC 12 -Os copied it twice more on a board.
 [[gnu::noinline]] inline bool basic_environment::post(detail::element& target, const tag& at,
                                                       std::uint16_t slot) noexcept {
-    if (queue_.full()) [[unlikely]] {
-        fail(overflow_error(target));
+    if (at.time == never_tag.time) [[unlikely]] {  // beyond the end of time: never fires
+        if (target.discard_) target.discard_(&target, slot);  // its value slot, if any
+        return true;
+    }
+    if (queue_.full() || at.microstep == UINT32_MAX) [[unlikely]] {
+        fail(overflow_error(target, at));
         return false;
     }
     queue_.push(at, &target, slot);
@@ -424,9 +429,13 @@ inline bool basic_environment::suspend_event(detail::element& target, const tag&
 }
 
 [[gnu::cold, gnu::noinline]] inline error basic_environment::overflow_error(
-    const detail::element& target) const noexcept {
+    const detail::element& target, const tag& at) const noexcept {
     // Names the action that could not be queued and the queue's capacity
-    // (seed 001's "Unbounded" program ends here).
+    // (seed 001's "Unbounded" program ends here), or the microstep limit
+    // (4 294 967 294 zero-delay steps at one time: tags would wrap).
+    if (at.microstep == UINT32_MAX)
+        return error{errc::overflow, detail::kind_name(target.kind_), target.name_, UINT32_MAX - 1,
+                     "microsteps at one time exhausted"};
     return error{errc::overflow, detail::kind_name(target.kind_), target.name_, queue_.capacity(),
                  "event queue full"};
 }
