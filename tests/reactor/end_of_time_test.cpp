@@ -75,35 +75,31 @@ struct stopper : reactor {
     reaction r{*this, "r", on(startup()), [this] { request_stop(); }};
 };
 
+// The trace of program `App` run in fast mode with a 10 ms timeout.
+template <class App>
+std::vector<std::string> trace_of() {
+    environment<4, 8> env{{.fast = true, .timeout = 10ms}};
+    test::trace tr;
+    App app{env, tr};
+    executor ex{test::virtual_clock()};
+    EXPECT_TRUE(env.run(ex));
+    return tr.lines;
+}
+
 }  // namespace
 
 TEST(end_of_time, a_timer_period_past_it_fires_once) {
-    environment<4, 8> env{{.fast = true, .timeout = 10ms}};
-    test::trace tr;
-    huge_period app{env, tr};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
     // Nothing else is ever due: starvation, shutdown one microstep later.
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"1ms/0 t", "1ms/1 shutdown"}));
+    EXPECT_EQ(trace_of<huge_period>(), (std::vector<std::string>{"1ms/0 t", "1ms/1 shutdown"}));
 }
 
 TEST(end_of_time, an_action_delay_past_it_never_fires_and_holds_no_slot) {
-    environment<4, 8> env{{.fast = true, .timeout = 10ms}};
-    test::trace tr;
-    far_action app{env, tr};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"1ms/0 far 1", "2ms/0 far 1", "3ms/0 near 1", "4ms/0 a 2",
-                                                  "10ms/0 shutdown"}));
+    EXPECT_EQ(trace_of<far_action>(), (std::vector<std::string>{"1ms/0 far 1", "2ms/0 far 1", "3ms/0 near 1",
+                                                                "4ms/0 a 2", "10ms/0 shutdown"}));
 }
 
 TEST(end_of_time, an_after_delay_past_it_never_delivers) {
-    environment<4, 8> env{{.fast = true, .timeout = 10ms}};
-    test::trace tr;
-    far_after app{env, tr};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"1ms/0 emit", "1ms/1 shutdown"}));
+    EXPECT_EQ(trace_of<far_after>(), (std::vector<std::string>{"1ms/0 emit", "1ms/1 shutdown"}));
 }
 
 TEST(end_of_time, delays_saturate_instead_of_wrapping) {
