@@ -61,16 +61,20 @@ void timer_churn(const bench::options& o) {
     const long ops = long(tasks) * rounds;
     std::fprintf(stderr, "  %-22s %-16s ...\n", "timer_churn", system_name);
     std::vector<double> cpu_per_op, wall_per_op;
-    for (int r = 0; r < o.runs(7); ++r) {
+    std::size_t allocs = 0;
+    const int runs = o.runs(7);
+    for (int r = 0; r < runs; ++r) {
         weft::executor ex;
         for (int i = 0; i < tasks; ++i) {
             auto h = ex.spawn(churner(std::uint32_t(i + 1), rounds));
             if (!h) std::abort();
         }
+        const std::size_t a0 = bench::allocations.load(std::memory_order_relaxed);
         double c0 = thread_cpu_ns();
         auto t0 = std::chrono::steady_clock::now();
         ex.run();
         auto t1 = std::chrono::steady_clock::now();
+        allocs += bench::allocations.load(std::memory_order_relaxed) - a0;
         cpu_per_op.push_back((thread_cpu_ns() - c0) / double(ops));
         wall_per_op.push_back(double((t1 - t0).count()) / double(ops));
     }
@@ -79,7 +83,7 @@ void timer_churn(const bench::options& o) {
     char extra[96];
     std::snprintf(extra, sizeof extra, ",\"measure\":\"thread_cpu\",\"wall_median\":%.1f",
                   bench::percentile(wall_per_op, 0.5));
-    bench::report(suite, "timer_churn", system_name, "ns/op", cpu_per_op, ops, 0, extra);
+    bench::report(suite, "timer_churn", system_name, "ns/op", cpu_per_op, ops, double(allocs) / runs, extra);
 }
 
 // --- generator_1m -----------------------------------------------------------

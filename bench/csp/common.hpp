@@ -82,7 +82,14 @@ void measure(const config& cfg, const char* workload, const char* system, const 
         std::fprintf(stderr, "  %s/%s: checksum %llu, expected %llu\n", workload, system,
                      (unsigned long long)got, (unsigned long long)expected);
     std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::size_t(q * double(v.size() - 1) + 0.5)]; };
+    // Linear interpolation between ranks, as bench/common/harness.hpp does,
+    // so that spreads compare across suites (with 3 runs p10/p90 are near
+    // the extremes, not equal to them).
+    auto at = [&](double q) {
+        const double idx = q * double(v.size() - 1);
+        const std::size_t lo = std::size_t(idx), hi = std::min(lo + 1, v.size() - 1);
+        return v[lo] + (v[hi] - v[lo]) * (idx - double(lo));
+    };
     std::printf("{\"suite\":\"csp\",\"workload\":\"%s\",\"system\":\"%s\",\"target\":\"host-x86_64\","
                 "\"unit\":\"ns/op\",\"op\":\"%s\",\"median\":%.2f,\"p10\":%.2f,\"p90\":%.2f,\"runs\":%d,"
                 "\"ops_per_run\":%ld,\"checksum\":%llu,\"valid\":%s,\"compiler\":\"%s\"%s}\n",
