@@ -107,6 +107,22 @@ TEST(executor, request_stop_returns_from_run) {
 
 // The yield fast path rotates a level's ring in place; check it against the
 // plain FIFO order with levels joining and leaving while tasks yield.
+TEST(executor, a_stop_requested_before_run_is_not_lost) {
+    executor ex{test::virtual_clock()};
+    bool ran = false;
+    auto body = [&]() -> task<> {
+        ran = true;
+        co_return;
+    };
+    auto h = ex.spawn(body());
+    ASSERT_TRUE(h);
+    ex.request_stop();  // e.g. from another thread, before run() starts
+    EXPECT_EQ(ex.run(), run_outcome::stopped);
+    EXPECT_FALSE(ran);
+    EXPECT_EQ(ex.run(), run_outcome::completed);  // that stop was consumed
+    EXPECT_TRUE(ran);
+}
+
 TEST(executor, yield_ring_keeps_fifo_order_across_levels) {
     executor ex{test::virtual_clock()};
     std::string log;

@@ -91,3 +91,15 @@ TEST(frame_pool, peak_tracks_most_frames_alive) {
     EXPECT_EQ(pool.peak(), 3u);
     EXPECT_EQ(pool.in_use(), 1u);
 }
+
+TEST(frame_pool, scopes_that_end_out_of_order_stop_the_program) {
+    // What two tasks holding scopes across their awaits would do.
+    static frame_pool<256, 2> pa{"pa"}, pb{"pb"};
+    EXPECT_DEATH(
+        {
+            auto* a = new use_frames{pa};
+            use_frames b{pb};
+            delete a;  // a ends while b, opened after it, is still open
+        },
+        "use_frames scopes ended out of order");
+}

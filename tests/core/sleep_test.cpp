@@ -99,3 +99,21 @@ TEST(sleep, real_clock_deadline_already_passed_needs_no_wait) {
     ex.run();
     EXPECT_TRUE(done);
 }
+
+TEST(sleep, a_duration_max_away_is_the_end_of_time_not_the_past) {
+    // After time 0, now + duration::max() overflows: it must saturate.
+    // (The virtual clock, with nothing else to do, jumps to that timer.)
+    executor ex{test::virtual_clock()};
+    time_point woke{};
+    auto body = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        co_await sleep_for(duration::max());
+        woke = ex.now();
+    };
+    auto h = ex.spawn(body());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(woke, time_point{1ms + longest_delay});  // 146 years on, not at 1 ms
+    EXPECT_EQ(later(INT64_MAX - 5, 10), INT64_MAX);
+    EXPECT_EQ(later(10, -4), 6);
+}

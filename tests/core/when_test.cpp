@@ -7,6 +7,7 @@
 #include <weft/core/when_any.hpp>
 
 #include <gtest/gtest.h>
+#include <string>
 #include <support/weft_test.hpp>
 
 using namespace weft;
@@ -145,6 +146,52 @@ TEST(when_all, a_child_that_could_not_be_allocated_reports_the_pool) {
     run_root(ex, root);
     EXPECT_EQ(second, errc::no_memory);
     EXPECT_STREQ(pool_name, "tiny");
+}
+
+TEST(when_all, a_childs_frame_error_is_the_one_it_had_not_a_later_one) {
+    // The allocator's last error is overwritten by the next failure
+    // anywhere; the group keeps the one the child had.
+    static frame_pool<512, 1> tiny{"tiny2"};
+    static frame_pool<512, 1> other{"other"};
+    executor ex{test::virtual_clock()};
+    std::string first;
+    auto later_failure = [&]() -> task<int> {
+        co_await sleep_for(1ms);
+        task<int> c, d;
+        {
+            use_frames s{other};
+            c = after(1ms, 3);
+            d = after(1ms, 4);  // fails: 'other' has one slot
+        }
+        EXPECT_FALSE(d);
+        co_return 2;
+    };
+    auto root = [&]() -> task<> {
+        task<int> a, b;
+        {
+            use_frames s{tiny};
+            a = after(1ms, 1);
+            b = after(1ms, 2);  // no slot left in 'tiny2'
+        }
+        auto [x, y, z] = co_await when_all(std::move(a), std::move(b), later_failure());
+        EXPECT_TRUE(x && z);
+        if (!y) first = y.err().message().c_str();
+    };
+    run_root(ex, root);
+    EXPECT_EQ(first, "frame pool 'tiny2': all slots in use (limit 1)");
+}
+
+TEST(when_all, a_bound_of_duration_max_is_never) {
+    executor ex{test::virtual_clock()};
+    int sum = 0;
+    auto root = [&]() -> task<> {
+        co_await sleep_for(1ms);  // past time 0: now + max would overflow
+        auto [x, y] = co_await with_timeout(when_all(after(2ms, 1), after(3ms, 2)), duration::max());
+        sum = *x + *y;
+    };
+    run_root(ex, root);
+    EXPECT_EQ(sum, 3);
+    EXPECT_EQ(test::ms(ex), 4);
 }
 
 // A child whose frame could not be allocated finishes first (with its

@@ -69,7 +69,6 @@ public:
 
     /// Runs tasks until all have finished or request_stop() is called.
     run_outcome run() noexcept {
-        stop_.store(false, std::memory_order_relaxed);
         for (;;) {
             if (irqs_.maybe_pending()) {
                 in_drain_ = true;
@@ -83,7 +82,12 @@ public:
                 in_drain_ = false;
             }
             if (!timers_.empty()) fire_timers();
-            if (stop_.load(std::memory_order_relaxed)) return run_outcome::stopped;
+            if (stop_.load(std::memory_order_relaxed)) {
+                // Consumed here, not cleared on entry: a stop requested
+                // before run() (by another thread, an ISR) is not lost.
+                stop_.store(false, std::memory_order_relaxed);
+                return run_outcome::stopped;
+            }
             if (bitmap_ != 0) {
                 pop_ready().resume();
                 continue;

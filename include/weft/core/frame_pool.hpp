@@ -420,11 +420,15 @@ inline void frame_pool_base::unlink() noexcept {
 /// For its lifetime, coroutine frames come from `pool` only.
 class use_frames {
 public:
-    explicit use_frames(frame_pool_base& pool) noexcept : saved_(frame_allocator::scoped()) {
+    explicit use_frames(frame_pool_base& pool) noexcept : saved_(frame_allocator::scoped()), pool_(&pool) {
         frame_allocator::scoped() = &pool;
         frame_allocator::forget();
     }
     ~use_frames() {
+        // Scopes end in the reverse order they began. One that spans a
+        // co_await breaks that as soon as another task opens a scope (and
+        // it forces its pool on every task that runs meanwhile): refused.
+        WEFT_ASSERT(frame_allocator::scoped() == pool_, "use_frames scopes ended out of order (one spans a co_await?)");
         frame_allocator::scoped() = saved_;
         frame_allocator::forget();
     }
@@ -433,6 +437,7 @@ public:
 
 private:
     frame_pool_base* saved_;
+    frame_pool_base* pool_;
 };
 
 }  // namespace weft

@@ -19,7 +19,7 @@ class sleep_operation : detail::wait_node, detail::timer_node {
 public:
     explicit sleep_operation(time_point until) noexcept : when_(until.time_since_epoch()) {}
     /// A relative sleep is measured from the moment the task suspends.
-    explicit sleep_operation(duration d) noexcept : when_(d), relative_(true) {}
+    explicit sleep_operation(duration d) noexcept : when_(bounded_delay(d)), relative_(true) {}
 
     bool await_ready() const noexcept { return false; }
     template <class P>

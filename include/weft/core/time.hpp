@@ -29,6 +29,29 @@ constexpr std::uint64_t to_ns(time_point t) noexcept {
     return std::uint64_t(t.time_since_epoch().count());
 }
 
+/// t + d in nanoseconds for a time t >= 0 (clocks and logical times start
+/// at 0; d may be negative), or the largest value if that overflows: a
+/// deadline `duration::max()` away is never, not the past.
+constexpr std::int64_t later(std::int64_t t, std::int64_t d) noexcept {
+    // With t >= 0 the sum wrapped iff it is negative although d > 0 (the
+    // sign test first: on the usual path it is the only one, two
+    // instructions on Thumb-2).
+    const auto s = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) + static_cast<std::uint64_t>(d));
+    return s < 0 && d > 0 ? INT64_MAX : s;
+}
+/// The longest relative delay of a sleep or timeout: 2^62 ns, 146 years.
+/// A longer one (`duration::max()`: never) is cut to it, so that a clock
+/// reading below 2^62 ns plus the delay cannot overflow into the past.
+inline constexpr duration longest_delay{std::int64_t(1) << 62};
+
+/// A relative delay as sleeps and timeouts use it: 0 if negative (due at
+/// once), at most longest_delay. Folded at compile time for a constant
+/// delay, so the await itself pays nothing.
+[[gnu::always_inline]] constexpr duration bounded_delay(duration d) noexcept {
+    const std::int64_t n = d.count();  // plain integers: folded even at -Os
+    return duration{n < 0 ? 0 : n > longest_delay.count() ? longest_delay.count() : n};
+}
+
 using namespace std::chrono_literals;
 
 }  // namespace weft

@@ -24,7 +24,7 @@ public:
     timeout_operation(Awaiter inner, time_point deadline) noexcept
         : inner_(std::move(inner)), deadline_(deadline) {}
     timeout_operation(Awaiter inner, duration d) noexcept
-        : inner_(std::move(inner)), relative_(true), delta_(d) {}
+        : inner_(std::move(inner)), relative_(true), delta_(bounded_delay(d)) {}
 
     bool await_ready() noexcept { return inner_.await_ready(); }
 

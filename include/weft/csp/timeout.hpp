@@ -70,7 +70,7 @@ private:
 };
 
 /// The event "d has passed since the sync started". Does not allocate.
-inline time_event timeout(duration d) noexcept { return {true, d, {}}; }
+inline time_event timeout(duration d) noexcept { return {true, bounded_delay(d), {}}; }
 /// The event "the executor's clock reads at least t". Does not allocate.
 inline time_event at(time_point t) noexcept { return {false, {}, t}; }
 

@@ -165,7 +165,7 @@ window_event<std::remove_cvref_t<E>> window(E&& e, time_point earliest, time_poi
 /// start is the moment the sync begins. Does not allocate.
 template <event E>
 window_event<std::remove_cvref_t<E>> within(E&& e, duration after, duration before) noexcept {
-    return {std::move(e), true, after, before, {}, {}};
+    return {std::move(e), true, bounded_delay(after), bounded_delay(before), {}, {}};
 }
 
 }  // namespace weft::csp

@@ -34,14 +34,8 @@ struct tag {
 /// Its time is the end of time: an event there never fires.
 inline constexpr tag never_tag{INT64_MAX, UINT32_MAX};
 
-/// t + d (d may be negative), or the end of time if that overflows: a time
-/// never wraps into the past.
-constexpr std::int64_t later(std::int64_t t, std::int64_t d) noexcept {
-    // The sum wrapped if it fell below t although d > 0 (computed without
-    // overflow: one add and a compare, cheaper than a pre-check).
-    const auto s = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) + static_cast<std::uint64_t>(d));
-    return d > 0 && s < t ? INT64_MAX : s;
-}
+// weft::later (core/time.hpp): t + d, saturating at the end of time, so
+// a time never wraps into the past.
 
 /// The tag of an event scheduled `d` after `now`: the same time one
 /// microstep later if d is zero (superdense time), else (now + d, 0).

@@ -100,6 +100,10 @@ class group_operation : public task_group {
 public:
     explicit group_operation(bool any, task<Ts>&&... ts) noexcept : tasks_(std::move(ts)...) {
         cancel_on_first_ = any;
+        // A child without a frame points at the allocator's last error,
+        // which the next failure anywhere overwrites before the group
+        // ends: kept here as it is now.
+        std::apply([this](auto&... t) { ((t ? void() : void(start_error_ = t.err())), ...); }, tasks_);
     }
 
     bool await_ready() const noexcept { return false; }
@@ -125,13 +129,14 @@ protected:
     auto take() noexcept {
         using T = std::tuple_element_t<I, std::tuple<Ts...>>;
         auto& t = std::get<I>(tasks_);
-        if (!t) return awaited_t<T>{t.err()};
+        if (!t) return awaited_t<T>{start_error_};
         if constexpr (std::is_void_v<T>) return awaited_t<T>{};
         else return awaited_t<T>{t.handle().promise().take()};
     }
 
     std::tuple<task<Ts>...> tasks_;  // own the frames until the await ends
     task_control* slots_[sizeof...(Ts)] = {};
+    error start_error_{};  // why a child got no frame (the latest such failure)
 
 private:
     template <std::size_t... I>
