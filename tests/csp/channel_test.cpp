@@ -128,3 +128,4 @@ TEST(channel, move_only_values) {
     ex.run();
     EXPECT_EQ(got, 4);
 }
+

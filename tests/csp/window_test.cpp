@@ -3,6 +3,7 @@
 #include <weft/csp/choose.hpp>
 #include <weft/csp/recv.hpp>
 #include <weft/csp/send.hpp>
+#include <weft/csp/timeout.hpp>
 #include <weft/csp/window.hpp>
 #include <weft/csp/wrap.hpp>
 #include <weft/core/sleep.hpp>
@@ -224,4 +225,86 @@ TEST(window, close_skips_an_offer_whose_window_has_ended) {
     auto b = ex.spawn(closer());
     ex.run();
     EXPECT_EQ(code, errc::timeout);
+}
+
+// Second review (2026-11-26): on_cancel() in a window over when the sync
+// starts, and timeout() inside a window, never commit outside it.
+TEST(window, on_cancel_in_an_empty_window_does_not_commit) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    int got = -100;
+    errc code = errc::ok;
+    auto t = [&]() -> task<> {
+        auto r = co_await choose(wrap(within(on_cancel(), 0ms, 0ms), [] { return -1; }), recv(c));
+        code = r ? errc::ok : r.code();
+        if (r) got = *r;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    h->cancel();  // before the sync starts
+    ex.run();
+    EXPECT_EQ(code, errc::cancelled);  // docs: an empty window never commits
+    EXPECT_EQ(got, -100);
+}
+
+TEST(window, on_cancel_in_an_ended_window_does_not_commit) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    int got = -100;
+    errc code = errc::ok;
+    auto t = [&]() -> task<> {
+        (void)co_await sleep_for(10ms);  // cancelled at 7 ms
+        time_point t0{};
+        auto r = co_await choose(wrap(window(on_cancel(), t0 + 1ms, t0 + 5ms), [] { return -1; }), recv(c));
+        code = r ? errc::ok : r.code();
+        if (r) got = *r;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    auto canceller = [&]() -> task<> {
+        co_await sleep_for(7ms);
+        h->cancel();
+    };
+    auto k = ex.spawn(canceller());
+    ASSERT_TRUE(k);
+    ex.run();
+    EXPECT_EQ(code, errc::cancelled);  // window [1, 5) closed at 7 ms
+    EXPECT_EQ(got, -100);
+}
+
+TEST(window, timeout_at_the_window_end_does_not_commit) {
+    executor ex{test::virtual_clock()};
+    errc code = errc::ok;
+    std::int64_t when = -1;
+    auto t = [&]() -> task<> {
+        auto r = co_await within(timeout(5ms), 0ms, 5ms);
+        code = r.code();
+        when = test::ms(ex);
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_EQ(when, 5);
+    EXPECT_EQ(code, errc::timeout);  // the timeout event cannot commit in [0, 5)
+}
+
+TEST(window, late_timer_inside_a_window_does_not_commit_after_it) {
+    executor ex{test::virtual_clock()};
+    errc code = errc::ok;
+    std::int64_t when = -1;
+    auto t = [&]() -> task<> {
+        auto r = co_await within(timeout(3ms), 0ms, 5ms);
+        code = r.code();
+        when = test::ms(ex);
+    };
+    auto late = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        ex.advance(10ms);  // the executor ran late (real clock)
+    };
+    auto h = ex.spawn(t());
+    auto k = ex.spawn(late());
+    ASSERT_TRUE(h && k);
+    ex.run();
+    EXPECT_EQ(when, 11);
+    EXPECT_EQ(code, errc::timeout);  // docs: no commit observed outside the window
 }

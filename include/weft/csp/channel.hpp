@@ -71,6 +71,10 @@ public:
     explicit channel(const char* name = "channel") noexcept : name_(name) {}
     channel(const channel&) = delete;
     channel& operator=(const channel&) = delete;
+    /// A channel must outlive every task and connection that still waits
+    /// on it (their offers point into it), unless none of them ever runs
+    /// again (a program's end). Not checked: at a host program's exit,
+    /// global channels are destroyed with tasks parked on them for ever.
     ~channel() { clear(); }
 
     const char* name() const noexcept { return name_; }

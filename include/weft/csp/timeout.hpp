@@ -32,9 +32,14 @@ public:
             time_point t = relative_ ? s.now() + delta_ : at_;
             deadline_ns = to_ns(t);
         }
-        void limit(std::uint64_t) noexcept {}
+        // Inside a window: due at or after the window's end, the timeout
+        // does not commit (the window's own timer ends the sync).
+        void limit(std::uint64_t t) noexcept {
+            if (t < latest_ns_) latest_ns_ = t;
+        }
         bool poll(sync_state& s) noexcept {
-            if (to_ns(s.now()) < deadline_ns) return false;
+            const std::uint64_t now = to_ns(s.now());
+            if (now < deadline_ns || now >= latest_ns_) return false;
             s.mark(leaf_);
             return true;
         }
@@ -54,6 +59,7 @@ public:
     private:
         static void on_fire(weft::detail::timer_node* n) noexcept {
             auto* self = static_cast<operation*>(n);
+            if (to_ns(self->s_->now()) >= self->latest_ns_) return;  // the window has ended
             self->s_->commit(self->leaf_);
         }
         bool relative_;
@@ -61,6 +67,7 @@ public:
         time_point at_;
         sync_state* s_ = nullptr;
         leaf_index leaf_ = 0;
+        std::uint64_t latest_ns_ = detail::no_time;
     };
 
 private:

@@ -63,10 +63,11 @@ public:
             }
             inner_.bind(s, base);
             inner_.limit(to_ns(latest_));
-            // An on_cancel() of this window is withheld until it opens.
-            if (now < earliest_ && mine(s.cancel_leaf)) {
-                withheld_cancel_ = s.cancel_leaf;
-                s.cancel_leaf = detail::no_leaf;
+            // An on_cancel() of this window is withheld until it opens,
+            // and never offered if the window is over (or empty) already.
+            if (mine(s.cancel_leaf)) {
+                if (now < earliest_ && now < latest_) withheld_cancel_ = s.cancel_leaf;
+                if (now < earliest_ || now >= latest_) s.cancel_leaf = detail::no_leaf;
             }
         }
         void limit(std::uint64_t t) noexcept {
