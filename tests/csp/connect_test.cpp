@@ -12,6 +12,7 @@
 #include <support/weft_test.hpp>
 
 #include <algorithm>
+#include <unistd.h>
 #include <optional>
 #include <string>
 #include <thread>
@@ -160,6 +161,36 @@ TEST(connect, a_uart_with_a_full_rx_fifo_can_be_destroyed) {
     u->rx().detach();
     u.reset();  // hung for ever before the reader checked for closing
     SUCCEED();
+}
+
+TEST(connect, an_output_connection_records_its_channel_closing) {
+    executor ex{test::virtual_clock()};
+    sim::led led0{"led0"};
+    channel<bool> lchan{"lchan"};
+    auto l = connect(ex, lchan, led0);
+    auto t = [&]() -> task<> {
+        EXPECT_TRUE(co_await send(lchan, true));
+        lchan.close();
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(l.errors(), 1u);
+    EXPECT_STREQ(l.last_error().message().c_str(), "channel 'lchan': closed");
+}
+
+TEST(connect, uart_tx_to_a_hung_up_wire_is_an_error_not_a_signal) {
+    executor ex{test::virtual_clock()};
+    sim::uart u{"console"};
+    channel<std::uint8_t> tx{"uart_tx"};
+    auto w = connect(ex, tx, u.tx());
+    ::shutdown(u.peer_fd(), SHUT_RDWR);  // the other side hangs up: SIGPIPE killed the process
+    auto t = [&]() -> task<> { (void)co_await send(tx, std::uint8_t('x')); };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(w.errors(), 1u);
+    EXPECT_STREQ(w.last_error().message().c_str(), "uart 'console': tx write failed");
 }
 
 TEST(connect, close_hands_back_the_held_value_and_the_driver_connects_again) {

@@ -192,6 +192,15 @@ WEFT_TARGET_TEST(connect, isr_overflow_is_reported_as_an_error) {
                      "button 'but0': edges lost, interrupt queue full (limit 16)"));
 }
 
+WEFT_TARGET_TEST(connect, uart_tx_written_before_a_connection_is_an_error) {
+    // The transmitter is off until a connection attaches: a byte written
+    // then would vanish and leave the driver waiting for a TX interrupt.
+    status early = uart0.tx().write(std::uint8_t('!'));
+    WEFT_CHECK(!early);
+    WEFT_CHECK(streq(early.err().message().c_str(), "uart 'uart0': tx written before it was connected"));
+    WEFT_CHECK_EQ(uart0.sent(), 0u);
+}
+
 WEFT_TARGET_TEST(connect, uart_tx_interrupt_drains_a_channel) {
     executor ex;
     channel<std::uint8_t, 4> tx{"uart_tx"};

@@ -43,7 +43,9 @@ public:
         bool now = (fpgaio::buttons() & mask_) != 0 || injected_;
         if (now == last_) return true;
         last_ = now;
-        return edges_.push(now);
+        if (edges_.push(now)) [[likely]] return true;
+        last_ = !now;  // not queued: the next sample that finds room queues this level
+        return false;
     }
     /// Test hook, interrupt-safe: holds (true) or lets go of (false) the
     /// button as far as sample() can tell.

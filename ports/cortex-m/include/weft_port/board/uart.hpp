@@ -104,6 +104,7 @@ public:
                 u_->tx_node_ = &n;
             }
             u_->enable(uart_bits::tx_enable | uart_bits::tx_irq, u_->tx_irq_);
+            u_->tx_on_ = true;  // stays on after a detach: queued bytes drain
         }
         /// Queued bytes still drain onto the wire.
         void detach() noexcept {
@@ -166,6 +167,9 @@ private:
     // changes tx_busy_ and tx_head_.
     status transmit(std::uint8_t b) noexcept {
         port::critical_section cs;
+        // Before a connection enabled the transmitter a byte written to
+        // the register would vanish and no TX interrupt would ever come.
+        if (!tx_on_) return error{errc::invalid, "uart", name_, 0, "tx written before it was connected"};
         if (!tx_busy_) {
             tx_busy_ = true;
             regs().data = b;
@@ -188,6 +192,7 @@ private:
     std::uint8_t tx_buf_[TxFifo] = {};
     volatile std::uint32_t tx_head_ = 0, tx_tail_ = 0, sent_ = 0;
     volatile bool tx_busy_ = false;
+    bool tx_on_ = false;  // a connection enabled the transmitter (executor thread)
     executor* tx_ex_ = nullptr;
     irq_node* tx_node_ = nullptr;
 };

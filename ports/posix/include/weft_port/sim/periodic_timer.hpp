@@ -2,8 +2,9 @@
 #pragma once
 // Simulated periodic timer peripheral (asynchronous input driver, bridge
 // of std::uint32_t tick numbers): a thread plays the timer interrupt every
-// `period`; tick() raises one by hand (tests). Missed ticks (FIFO full)
-// are reported by read() as an overflow error.
+// `period` (absolute deadlines: no drift); with period 0, tick() raises
+// one by hand (tests). Missed ticks (FIFO full) are reported by read() as
+// an overflow error.
 #include <weft/core/result.hpp>
 #include <weft/core/time.hpp>
 #include <weft_port/sim/irq_ring.hpp>
@@ -26,7 +27,8 @@ public:
         stop_.store(true, std::memory_order_relaxed);
         if (started_) pthread_join(thread_, nullptr);
     }
-    /// Interrupt-safe: one tick now.
+    /// Interrupt-safe: one tick now. Only for a timer of period 0: its FIFO
+    /// takes one producer, which is the timer's own thread otherwise.
     bool tick() noexcept { return ring_.push(count_.fetch_add(1, std::memory_order_relaxed)); }
 
     // --- bridge ---
@@ -48,10 +50,14 @@ public:
 private:
     static void* run(void* p) {
         auto* t = static_cast<periodic_timer*>(p);
+        timespec next;
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        const long long period_ns = t->period_.count();
         while (!t->stop_.load(std::memory_order_relaxed)) {
-            auto ns = t->period_.count();
-            timespec ts{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
-            nanosleep(&ts, nullptr);
+            long long ns = next.tv_nsec + period_ns;
+            next.tv_sec += time_t(ns / 1'000'000'000);
+            next.tv_nsec = long(ns % 1'000'000'000);
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {}
             (void)t->tick();
         }
         return nullptr;

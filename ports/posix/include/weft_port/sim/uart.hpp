@@ -64,7 +64,10 @@ public:
     private:
         uart* u_;
     };
-    /// TX half: bridge of std::uint8_t (synchronous).
+    /// TX half: bridge of std::uint8_t (synchronous). A write blocks the
+    /// executor's thread while the socket's buffer is full (nobody reads
+    /// the wire): a simulation limit; the board's UART queues and reports
+    /// `full` instead. A hung-up wire is a `device` error, not SIGPIPE.
     class tx_driver {
     public:
         explicit tx_driver(uart& u) noexcept : u_(&u) {}
@@ -73,7 +76,7 @@ public:
         void detach() noexcept {}
         std::size_t writable() const noexcept { return 1; }
         status write(std::uint8_t b) noexcept {
-            if (::write(u_->fds_[0], &b, 1) != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
+            if (::send(u_->fds_[0], &b, 1, MSG_NOSIGNAL) != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
             return {};
         }
 
