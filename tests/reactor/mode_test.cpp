@@ -129,3 +129,107 @@ TEST(mode, an_event_for_an_inactive_mode_is_suspended_with_it) {
         else EXPECT_EQ(tr.lines, (std::vector<std::string>{"10ms/0 enter B", "33ms/0 got 1"}));
     }
 }
+
+namespace {
+// Events posted for an element of an inactive mode (second reactor review,
+// 2026-11-26): an `after` declared in mode B, fed from outside B.
+struct fed_src : reactor {
+    fed_src(place p) : reactor(p, "src") {}
+    output<int> out{*this, "out"};
+    timer t{*this, "t", 1ms};
+    reaction send{*this, "send", on(t), writes(out), [this] { out.set(7); }};
+};
+struct fed_dst : reactor {
+    fed_dst(place p, test::trace& tr) : reactor(p, "dst"), tr_(tr) {}
+    test::trace& tr_;
+    input<int> in{*this, "in"};
+    reaction got{*this, "got", on(in), [this] { tr_.add(*this, "got", in.get()); }};
+};
+struct after_in_mode : reactor {
+    after_in_mode(basic_environment& e, test::trace& tr, transition k) : reactor(e, "app"), tr_(tr), k_(k) {}
+    test::trace& tr_;
+    transition k_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    fed_src s{*this};
+    fed_dst d{B, tr_};
+    after<int, 2> link{B, "link", s.out, d.in, 5ms};  // value sent at 1 ms, due at 6 ms
+    timer go{*this, "go", 2ms};
+    reaction to_b{*this, "to_b", on(go), [this] { tr_.add(*this, "enter B"); set_mode(B, k_); }};
+};
+
+TEST(mode, an_after_fed_while_its_mode_is_inactive_is_suspended_and_reset_drops_it) {
+    environment<8, 8> env{{.name = "e", .timeout = 20ms}};
+    test::trace tr;
+    after_in_mode a{env, tr, transition::reset};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    // B was inactive when the value entered the `after` (1 ms); a reset
+    // entry into B (2 ms) drops B's pending events: nothing arrives.
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 enter B"}));
+}
+
+// A logical action of mode B scheduled by a reactor-level reaction.
+struct action_in_mode : reactor {
+    action_in_mode(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    logical_action<int, 2> act{B, "act"};
+    timer t1{*this, "t1", 1ms};
+    timer t2{*this, "t2", 2ms};
+    reaction sched{*this, "sched", on(t1), writes(act), [this] { (void)act.schedule(5, 4ms); }};  // due 5 ms
+    reaction to_b{*this, "to_b", on(t2), [this] { tr_.add(*this, "enter B"); set_mode(B, transition::reset); }};
+    reaction got{B, "got", on(act), [this] { tr_.add(*this, "got", act.get()); }};
+};
+
+TEST(mode, an_action_scheduled_from_outside_its_inactive_mode_is_suspended) {
+    environment<8, 8> env{{.name = "e", .timeout = 20ms}};
+    test::trace tr;
+    action_in_mode a{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    // Scheduled at 1 ms while B is inactive: suspended with B (as LF's
+    // _lf_schedule does); the reset entry into B at 2 ms drops it.
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 enter B"}));
+}
+
+// Two events of one action at one tag (one resumed by history), then
+// `update`: it must cancel its own (slot-matched) event.
+struct resumed_dup : reactor {
+    resumed_dup(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    logical_action<int, 2> act{A, "act", 0ms, 1ms, spacing_policy::update};
+    timer t{*this, "t", 1ms, 1ms};
+    int n_ = 0;
+    reaction drive{*this, "drive", on(t), writes(act), [this] {
+        switch (++n_) {
+            case 1: (void)act.schedule(1, 5ms); break;      // 1 ms: due 6 ms (slot 0)
+            case 2: set_mode(B); break;                     // 2 ms: suspended, 4 ms left
+            case 3: set_mode(A, transition::history); break;  // 3 ms: resumed at 7 ms
+            case 4: (void)act.schedule(2, 3ms); break;      // 4 ms: due 7 ms (slot 1)
+            case 5: (void)act.schedule(3, 2ms); break;      // 5 ms: update, due 7 ms
+            case 8: (void)act.schedule(10, 5ms); break;     // 8 ms: due 13 ms
+            case 9: (void)act.schedule(20, 10ms); break;    // 9 ms: due 19 ms
+            default: break;
+        }
+    }};
+    reaction got{A, "got", on(act), [this] { tr_.add(*this, "got", act.get()); }};
+};
+
+TEST(mode, update_cancels_its_own_event_when_a_resumed_one_shares_the_tag) {
+    environment<8, 8> env{{.name = "e", .timeout = 25ms}};
+    test::trace tr;
+    resumed_dup d{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    // Whatever happens at 7 ms, the two later events carry their own values.
+    ASSERT_GE(tr.lines.size(), 2u);
+    std::vector<std::string> tail(tr.lines.end() - 2, tr.lines.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"13ms/0 got 10", "19ms/0 got 20"}));
+}
+
+
+}  // namespace

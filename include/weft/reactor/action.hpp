@@ -61,9 +61,10 @@ protected:
         store_.release(slot);
         return owner_->env_->overflow_error(*this, at);
     }
-    // An event for a mode that is not active (physical actions only: a
-    // reaction that schedules runs in an active mode): suspended with the
-    // mode's events, spacing applied when it is delivered.
+    // A physical action's event for a mode that is not active: suspended
+    // with the mode's events, spacing applied when it is delivered. (Other
+    // events for an inactive mode are suspended by post(), spacing applied
+    // now.)
     template <class... V>
     void place_suspended(tag at, V&&... value) noexcept {
         std::uint16_t slot = store_.put(std::forward<V>(value)...);

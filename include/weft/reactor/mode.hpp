@@ -62,6 +62,7 @@ public:
 private:
     void init(reactor& owner, const char* name) noexcept {
         owner.env_->enable_checked_bodies();
+        owner.env_->enable_mode_suspension();
         name_ = name;
         owner_ = &owner;
         mode_node** p = &owner.first_mode_;
@@ -75,6 +76,12 @@ private:
     }
     detail::element reset_;  // init_element in the constructor
 };
+
+inline void basic_environment::enable_mode_suspension() noexcept {
+    suspend_inactive_ = [](basic_environment& env, detail::element& e, const tag& at, std::uint16_t slot) noexcept {
+        return env.suspend_event(e, at, slot, *e.mode_);
+    };
+}
 
 inline void reactor::set_mode(mode& m, transition t) noexcept {
     WEFT_ASSERT(m.owner_ == this, "set_mode: the mode belongs to another reactor");

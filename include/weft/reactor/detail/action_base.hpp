@@ -45,15 +45,16 @@ protected:
     /// to do; `post`: queue at the (possibly deferred) `at`.
     verdict apply_spacing(tag& at, std::uint16_t& merge_slot) noexcept {
         basic_environment& env = *owner_->env_;
-        // Two events of one action never share a tag: without a spacing
-        // the later value wins (with one, the policy decides, as in LF).
-        if (min_spacing_ <= 0 && has_last_ && last_pending_ && at == last_ && env.has_event(*this, last_)) {
+        // Two events of one action scheduled at one tag merge: without a
+        // spacing the later value wins (with one, the policy decides, as
+        // in LF). (A resumed event may share the tag: slots tell them apart.)
+        if (min_spacing_ <= 0 && has_last_ && last_pending_ && at == last_ && env.has_event(*this, last_, last_slot_)) {
             merge_slot = last_slot_;
             return verdict::merged;
         }
         if (!has_last_ || min_spacing_ <= 0 || at.time >= later(last_.time, min_spacing_)) return verdict::post;
         // Pending = still queued (not fired, not suspended by a mode).
-        bool pending = last_pending_ && env.has_event(*this, last_);
+        bool pending = last_pending_ && env.has_event(*this, last_, last_slot_);
         switch (policy_) {
             case spacing_policy::drop: {
                 port::critical_section cs;  // physical_action::push counts too, on its own thread
@@ -65,7 +66,7 @@ protected:
                 break;
             case spacing_policy::update:
                 if (pending) {
-                    env.remove_event(*this, last_);
+                    env.remove_event(*this, last_, last_slot_);
                     if (discard_) discard_(this, last_slot_);
                     if (at < last_) at = last_;
                     return verdict::post;

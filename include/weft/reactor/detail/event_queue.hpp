@@ -54,10 +54,12 @@ public:
         if (n_ > 1) sift_down(0, top);
     }
 
-    /// Index of the pending event of `target` at `at`, or size() if none.
-    std::size_t find(const element* target, tag at) const noexcept {
+    /// Index of the pending event of `target` at `at` holding value slot
+    /// `slot`, or size() if none. The slot too: after a history entry a
+    /// resumed event can share its tag with a newer one of the same action.
+    std::size_t find(const element* target, tag at, std::uint16_t slot) const noexcept {
         for (std::size_t i = 0; i < n_; ++i)
-            if (e_[i].target == target && e_[i].at == at) return i;
+            if (e_[i].target == target && e_[i].at == at && e_[i].slot == slot) return i;
         return n_;
     }
 

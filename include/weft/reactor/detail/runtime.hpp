@@ -121,6 +121,10 @@ public:
         // none of the draining (two atomic read-modify-writes).
         drain_ = [](basic_environment& env) noexcept { env.drain_physical(); };
     }
+    /// Called by the first mode: events for elements of an inactive mode
+    /// are then suspended with it (mode.hpp). Programs without modes link
+    /// none of that code.
+    void enable_mode_suspension() noexcept;
     /// Called by the first mode and the first deadline: from then on,
     /// assembly gives reactions with a mode or a deadline a body that runs
     /// the checks first. Programs with neither link none of that code.
@@ -176,12 +180,12 @@ public:
     /// "action 'b': event queue full (limit 8)" (or the microstep limit).
     error overflow_error(const detail::element& target, const tag& at) const noexcept;
     /// Is an event for `e` at `at` queued? O(queue size).
-    bool has_event(const detail::element& e, tag at) const noexcept {
-        return queue_.find(&e, at) != queue_.size();
+    bool has_event(const detail::element& e, tag at, std::uint16_t slot) const noexcept {
+        return queue_.find(&e, at, slot) != queue_.size();
     }
     /// Removes the queued event for `e` at `at`, if any.
-    void remove_event(const detail::element& e, tag at) noexcept {
-        std::size_t i = queue_.find(&e, at);
+    void remove_event(const detail::element& e, tag at, std::uint16_t slot) noexcept {
+        std::size_t i = queue_.find(&e, at, slot);
         if (i != queue_.size()) queue_.remove_at(i);
     }
     /// Stops the program at once with `e` (no shutdown reactions).
@@ -301,6 +305,9 @@ private:
     // Set by the first request_mode (mode_switch.hpp), so that a program
     // without modes links none of the transition code (~700 B on a board).
     void (*apply_modes_)(basic_environment&) noexcept;
+    // Set by the first mode (mode.hpp): suspends an event for an element
+    // of an inactive mode, so a program without modes links none of it.
+    bool (*suspend_inactive_)(basic_environment&, detail::element&, const tag&, std::uint16_t) noexcept;
     void (*infer_deadlines_)(basic_environment&) noexcept;
     void (*drain_)(basic_environment&) noexcept;  // set by register_source
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept;
@@ -402,6 +409,11 @@ constexpr const char* kind_name(element_kind k) noexcept {
         if (target.discard_) target.discard_(&target, slot);  // its value slot, if any
         return true;
     }
+    // An element of an inactive mode (an `after` fed from outside it, an
+    // action scheduled by a reaction of an enclosing reactor): its event
+    // waits with the mode's suspended events, as LF's does.
+    if (target.mode_ && !detail::mode_active(target.mode_)) [[unlikely]]
+        return suspend_inactive_(*this, target, at, slot);
     if (queue_.full() || at.microstep == UINT32_MAX) [[unlikely]] {
         fail(overflow_error(target, at));
         return false;
