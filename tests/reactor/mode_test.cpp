@@ -131,6 +131,17 @@ TEST(mode, an_event_for_an_inactive_mode_is_suspended_with_it) {
 }
 
 namespace {
+// The trace of program App (built with `args`) run until `timeout`.
+template <class App, class... Args>
+std::vector<std::string> traced(duration timeout, Args... args) {
+    environment<8, 8> env{{.name = "e", .timeout = timeout}};
+    test::trace tr;
+    App app{env, tr, args...};
+    executor ex{test::virtual_clock()};
+    EXPECT_TRUE(env.run(ex));
+    return tr.lines;
+}
+
 // Events posted for an element of an inactive mode (second reactor review,
 // 2026-11-26): an `after` declared in mode B, fed from outside B.
 struct fed_src : reactor {
@@ -159,14 +170,10 @@ struct after_in_mode : reactor {
 };
 
 TEST(mode, an_after_fed_while_its_mode_is_inactive_is_suspended_and_reset_drops_it) {
-    environment<8, 8> env{{.name = "e", .timeout = 20ms}};
-    test::trace tr;
-    after_in_mode a{env, tr, transition::reset};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
+    const auto lines = traced<after_in_mode>(20ms, transition::reset);
     // B was inactive when the value entered the `after` (1 ms); a reset
     // entry into B (2 ms) drops B's pending events: nothing arrives.
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 enter B"}));
+    EXPECT_EQ(lines, (std::vector<std::string>{"2ms/0 enter B"}));
 }
 
 // A logical action of mode B scheduled by a reactor-level reaction.
@@ -184,14 +191,10 @@ struct action_in_mode : reactor {
 };
 
 TEST(mode, an_action_scheduled_from_outside_its_inactive_mode_is_suspended) {
-    environment<8, 8> env{{.name = "e", .timeout = 20ms}};
-    test::trace tr;
-    action_in_mode a{env, tr};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
+    const auto lines = traced<action_in_mode>(20ms);
     // Scheduled at 1 ms while B is inactive: suspended with B (as LF's
     // _lf_schedule does); the reset entry into B at 2 ms drops it.
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 enter B"}));
+    EXPECT_EQ(lines, (std::vector<std::string>{"2ms/0 enter B"}));
 }
 
 // Two events of one action at one tag (one resumed by history), then
@@ -220,14 +223,10 @@ struct resumed_dup : reactor {
 };
 
 TEST(mode, update_cancels_its_own_event_when_a_resumed_one_shares_the_tag) {
-    environment<8, 8> env{{.name = "e", .timeout = 25ms}};
-    test::trace tr;
-    resumed_dup d{env, tr};
-    executor ex{test::virtual_clock()};
-    ASSERT_TRUE(env.run(ex));
+    const auto lines = traced<resumed_dup>(25ms);
     // Whatever happens at 7 ms, the two later events carry their own values.
-    ASSERT_GE(tr.lines.size(), 2u);
-    std::vector<std::string> tail(tr.lines.end() - 2, tr.lines.end());
+    ASSERT_GE(lines.size(), 2u);
+    std::vector<std::string> tail(lines.end() - 2, lines.end());
     EXPECT_EQ(tail, (std::vector<std::string>{"13ms/0 got 10", "19ms/0 got 20"}));
 }
 
