@@ -44,10 +44,7 @@ inline constexpr tag never_tag{INT64_MAX, UINT32_MAX};
 /// wrap (basic_environment::post refuses that one as an overflow).
 constexpr tag delay_tag(tag now, duration d) noexcept {
     if (d.count() <= 0) return tag{now.time, now.microstep + (now.microstep != UINT32_MAX)};
-    // Logical time is never negative and d > 0 here: the sum wrapped iff
-    // it is negative.
-    const auto t = static_cast<std::int64_t>(static_cast<std::uint64_t>(now.time) + static_cast<std::uint64_t>(d.count()));
-    return tag{t < 0 ? INT64_MAX : t, 0};
+    return tag{later(now.time, d.count()), 0};
 }
 
 }  // namespace weft::reactors
