@@ -60,13 +60,75 @@ struct twice : reactor {
     reaction got{*this, "got", on(a), [this] { tr_.add(*this, "got", a.get()); }};
 };
 
-TEST(logical_action, same_tag_twice_keeps_last_value) {
+// LF: events of one action at one tag pile up in superdense time (none is
+// lost; lf_schedule_trigger looks for the first free microstep).
+TEST(logical_action, same_tag_twice_piles_up_in_microsteps) {
     environment<4, 8> env;
     test::trace tr;
     twice t{env, tr};
     executor ex{test::virtual_clock()};
     ASSERT_TRUE(env.run(ex));
-    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 got 2"}));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 got 1", "2ms/1 got 2"}));
+}
+
+// The free microstep is found among all pending events of the action, not
+// only the last one scheduled.
+struct interleaved : reactor {
+    interleaved(basic_environment& e, test::trace& tr) : reactor(e, "interleaved"), tr_(tr) {}
+    test::trace& tr_;
+    logical_action<int> a{*this, "a"};
+    reaction go{*this, "go", on(startup()), writes(a), [this] {
+        (void)a.schedule(1, 5ms);
+        (void)a.schedule(2, 2ms);
+        (void)a.schedule(3, 5ms);
+        (void)a.schedule(4, 5ms);
+    }};
+    reaction got{*this, "got", on(a), [this] { tr_.add(*this, "got", a.get()); }};
+};
+
+TEST(logical_action, same_tag_after_another_tag_still_piles_up) {
+    environment<8, 8> env;
+    test::trace tr;
+    interleaved t{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"2ms/0 got 2", "5ms/0 got 1", "5ms/1 got 3", "5ms/2 got 4"}));
+}
+
+// LF replaces a negative extra delay with zero: the min delay still holds.
+struct negative_extra : reactor {
+    negative_extra(basic_environment& e, test::trace& tr) : reactor(e, "neg"), tr_(tr) {}
+    test::trace& tr_;
+    logical_action<int> a{*this, "a", 10ms};
+    reaction go{*this, "go", on(startup()), writes(a), [this] { (void)a.schedule(7, -5ms); }};
+    reaction got{*this, "got", on(a), [this] { tr_.add(*this, "got", a.get()); }};
+};
+
+TEST(logical_action, negative_extra_delay_counts_as_zero) {
+    environment<4, 8> env;
+    test::trace tr;
+    negative_extra n{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"10ms/0 got 7"}));
+}
+
+// Negative min delay or min spacing: refused at assembly, naming the action.
+struct negative_min : reactor {
+    negative_min(basic_environment& e, duration d, duration s) : reactor(e, "neg"), a{*this, "a", d, s} {}
+    logical_action<int> a;
+    reaction got{*this, "got", on(a), [] {}};
+};
+
+TEST(logical_action, negative_min_delay_or_spacing_is_a_declaration_error) {
+    for (auto [d, s] : {std::pair{-1ms, 0ms}, std::pair{0ms, -1ms}}) {
+        environment<4, 8> env;
+        negative_min n{env, d, s};
+        status st = env.assemble();
+        ASSERT_FALSE(st);
+        EXPECT_EQ(st.code(), errc::invalid);
+        EXPECT_STREQ(st.err().message().c_str(), "action 'a': negative min delay or min spacing");
+    }
 }
 
 // Four schedules at 0, 1, 2, 3 ms (each from a timer) onto an action with
@@ -185,6 +247,37 @@ TEST(physical_action, replace_and_update_act_on_pending_deferred_event) {
     auto want = std::vector<std::string>{"1ms/0 press 0", "11ms/0 press 2", "31ms/0 press 3", "41ms/0 press 4"};
     EXPECT_EQ(run_button(spacing_policy::replace), want);
     EXPECT_EQ(run_button(spacing_policy::update), want);
+}
+
+// Two interrupts at the same clock reading: both are delivered, the
+// second one microstep later (LF), and a negative extra delay counts as 0.
+struct burst : reactor {
+    burst(basic_environment& e, test::trace& tr) : reactor(e, "burst"), tr_(tr) {}
+    test::trace& tr_;
+    physical_action<int> p{*this, "p", 2ms};
+    reaction got{*this, "got", on(p), [this] { tr_.add(*this, "got", p.get()); }};
+};
+
+task<> press_twice(burst& b, int& errors) {
+    co_await sleep_until(from_ns(1'000'000u));
+    if (!b.p.schedule(1)) ++errors;
+    if (!b.p.schedule(2)) ++errors;
+    if (!b.p.schedule(3, -1ms)) ++errors;
+}
+
+TEST(physical_action, same_instant_twice_piles_up_in_microsteps) {
+    environment<8, 8> env{{.timeout = 10ms}};
+    test::trace tr;
+    burst b{env, tr};
+    executor ex{test::virtual_clock()};
+    int errors = 0;
+    ASSERT_TRUE(env.start(ex));
+    auto h = ex.spawn(press_twice(b, errors));
+    ASSERT_TRUE(h);
+    ex.run();
+    ASSERT_TRUE(env.finished());
+    EXPECT_EQ(errors, 0);
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"3ms/0 got 1", "3ms/1 got 2", "3ms/2 got 3"}));
 }
 
 TEST(physical_action, schedule_before_start_is_refused) {

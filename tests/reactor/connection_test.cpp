@@ -75,6 +75,80 @@ TEST(connection, after_breaks_the_cycle) {
     EXPECT_EQ(env.level_count(), 2u);
 }
 
+// A reaction whose output comes back to its own input with zero delay
+// depends on itself: a cycle (LF rejects it), not a reaction that runs once.
+struct self_loop : reactor {
+    explicit self_loop(basic_environment& e) : reactor(e, "top"), r{e, "r"} { connect(r.out, r.in); }
+    relay r;
+};
+
+TEST(connection, zero_delay_self_loop_is_a_causality_cycle) {
+    environment<8, 8> env{{.name = "self"}};
+    self_loop t{env};
+    status s = env.assemble();
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), errc::cycle);
+    EXPECT_STREQ(s.err().message().c_str(), "environment 'self': causality cycle: r.fwd -> r.fwd");
+}
+
+// A cycle whose names do not fit the message ends in "..." (not cut silently).
+struct named_relay : reactor {
+    named_relay(basic_environment& e, const char* name) : reactor(e, name) {}
+    input<int> in{*this, "in"};
+    output<int> out{*this, "out"};
+    reaction fwd{*this, "forward_the_value", on(in), writes(out), [this] { out.set(in.get()); }};
+};
+
+TEST(connection, a_long_cycle_message_says_it_is_cut) {
+    environment<8, 8> env{{.name = "loop"}};
+    named_relay a{env, "first_stage"}, b{env, "second_stage"}, c{env, "third_stage"};
+    connect(a.out, b.in);
+    connect(b.out, c.in);
+    connect(c.out, a.in);
+    status s = env.assemble();
+    ASSERT_FALSE(s);
+    std::string m = s.err().message().c_str();
+    EXPECT_EQ(m.rfind("environment 'loop': causality cycle: first_stage.forward_the_value -> ", 0), 0u) << m;
+    EXPECT_EQ(m.substr(m.size() - 3), "...") << m;
+}
+
+TEST(connection, negative_after_delay_is_a_declaration_error) {
+    environment<8, 8> env{{.name = "x"}};
+    relay a{env, "a"}, b{env, "b"};
+    after<int> back{a, "back", a.out, b.in, -1ms};
+    status s = env.assemble();
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.code(), errc::invalid);
+    EXPECT_STREQ(s.err().message().c_str(), "after 'back': negative delay");
+}
+
+// A source present at two microsteps of one time: `after 3 ms` delivers
+// both values, at (3 ms, 0) and (3 ms, 1) (LF: the delay's action piles
+// them up), while a port set twice in one tag still sends one value.
+struct stutter : reactor {
+    stutter(basic_environment& e, test::trace& tr) : reactor(e, "stutter"), tr_(tr), s{*this, "late", tr} {}
+    test::trace& tr_;
+    logical_action<void> again{*this, "again"};
+    output<int> out{*this, "out"};
+    sink s;
+    after<int> d{*this, "d", out, s.in, 3ms};
+    reaction first{*this, "first", on(startup()), writes(out, again), [this] {
+        out.set(1);
+        out.set(2);  // the same tag: replaces 1
+        (void)again.schedule();
+    }};
+    reaction second{*this, "second", on(again), writes(out), [this] { out.set(3); }};
+};
+
+TEST(connection, after_keeps_one_value_per_source_tag_and_each_source_tag) {
+    environment<8, 8> env;
+    test::trace tr;
+    stutter t{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"3ms/0 late 2", "3ms/1 late 3"}));
+}
+
 TEST(connection, two_upstreams_is_a_declaration_error) {
     environment<8, 8> env{{.name = "x"}};
     relay a{env, "a"}, b{env, "b"}, c{env, "c"};

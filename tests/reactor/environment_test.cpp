@@ -373,3 +373,31 @@ TEST(environment, drops_are_counted_on_both_threads_without_a_race) {
     EXPECT_GE(a.p.dropped(), 20000u - 3u);
     EXPECT_LE(std::uint32_t(a.n) + a.p.dropped(), 20000u);
 }
+
+namespace {
+// Every millisecond an event 100 ms ahead, with a 5 ms timeout: none of
+// them can fire before the stop tag. LF does not queue such events; here
+// they filled the queue (capacity 2) and stopped the program with an
+// overflow at 1 ms.
+struct far_ahead : reactor {
+    far_ahead(basic_environment& e, test::trace& tr) : reactor(e, "far"), tr_(tr) {}
+    test::trace& tr_;
+    timer t{*this, "t", 0ms, 1ms};
+    logical_action<int, 8> a{*this, "a", 100ms};
+    int n_ = 0;
+    reaction tick{*this, "tick", on(t), writes(a), [this] { (void)a.schedule(++n_); }};
+    reaction got{*this, "got", on(a), [this] { tr_.add(*this, "got", a.get()); }};
+    reaction bye{*this, "bye", on(shutdown()), [this] { tr_.add(*this, "shutdown", n_); }};
+};
+}  // namespace
+
+TEST(environment, events_beyond_the_stop_tag_take_no_room_in_the_queue) {
+    environment<2, 8> env{{.name = "e", .timeout = 5ms}};
+    test::trace tr;
+    far_ahead f{env, tr};
+    executor ex{test::virtual_clock()};
+    status s = env.run(ex);
+    ASSERT_TRUE(s) << s.err().message().c_str();
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"5ms/0 shutdown 6"}));
+    EXPECT_LE(env.event_queue_peak(), 1u);
+}

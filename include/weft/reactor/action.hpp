@@ -43,6 +43,7 @@ protected:
         init_element(*this, where, name, k);
         fire_ = &on_fire;
         discard_ = &on_discard;
+        check_delays(kind_name(k));
     }
     // Schedules at preliminary tag `at`; `args` is the value (none for void).
     template <class... V>
@@ -106,7 +107,9 @@ public:
                                         min_spacing, p) {}
 
     /// From a reaction that declared this action in writes(): an event at
-    /// now + min_delay + extra. Errors (queue or slots full) also stop the program.
+    /// now + min_delay + extra (a negative extra counts as zero; an event
+    /// already at that tag: the next free microstep). Errors (queue or
+    /// slots full) also stop the program.
     template <class U = T>
     requires(!std::is_void_v<U>)
     status schedule(U value, duration extra = duration{0}) noexcept {
@@ -121,8 +124,10 @@ public:
     }
 
 private:
+    // A negative extra delay counts as zero (as in LF): never before min_delay.
     tag when(duration extra) const noexcept {
-        return delay_tag(this->owner_->env_->current_tag(), duration{later(this->min_delay_, extra.count())});
+        const std::int64_t x = extra.count() < 0 ? 0 : extra.count();
+        return delay_tag(this->owner_->env_->current_tag(), duration{later(this->min_delay_, x)});
     }
 };
 
@@ -146,7 +151,9 @@ public:
     }
 
     /// Interrupt-safe, callable from a foreign thread or a task; does not
-    /// allocate. Timestamps the event with the executor's clock now. Fails
+    /// allocate. Timestamps the event with the executor's clock now (a
+    /// negative extra counts as zero; a tag already taken by an event of
+    /// this action: the next free microstep). Fails
     /// with `full` (naming the action and Slots) if Slots events are
     /// waiting to be tagged, and with `invalid` before the program started.
     template <class U = T>
@@ -162,6 +169,7 @@ public:
 
 private:
     status push(entry e) noexcept {
+        if (e.extra < 0) e.extra = 0;  // as in LF: never before min_delay
         basic_environment& env = *this->owner_->env_;
         executor* ex = env.exec();
         if (!ex) return error{errc::invalid, "physical action", this->name_, 0, "program not started"};

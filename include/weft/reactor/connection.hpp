@@ -54,6 +54,8 @@ public:
         in_.self = this;
         detail::link_ports(from, in_);
         detail::link_ports(out_, to);
+        if (delay.count() < 0)  // LF forbids it; it would deliver before the delay
+            owner_->env_->declaration_error(error{errc::invalid, "after", name, 0, "negative delay"});
     }
     after(const after&) = delete;
     after& operator=(const after&) = delete;
@@ -69,16 +71,29 @@ private:
         auto* a = static_cast<after*>(static_cast<entry_port*>(p)->self);
         basic_environment& env = *a->owner_->env_;
         basic_environment::guard g{env};
+        const T& v = a->in_.get();
+        // Set again in the same tag: the event sent already takes the new
+        // value (one message per source tag, the last one, as LF's delay
+        // reaction sends). From another tag, an event that lands on a tag
+        // already taken (sources at two microsteps of one time, d > 0)
+        // goes to the next microstep (apply_spacing), as LF's does.
+        if (a->sent_stamp_ == env.stamp()) {
+            a->store_.replace(a->last_slot_, v);
+            return;
+        }
         tag at = delay_tag(env.current_tag(), a->delay_);
         std::uint16_t merge = 0;
-        const T& v = a->in_.get();
-        if (a->apply_spacing(at, merge) == verdict::merged) { a->store_.replace(merge, v); return; }
+        (void)a->apply_spacing(at, merge);  // no spacing: post, never merged
         std::uint16_t slot = a->store_.put(v);
         if (slot == detail::value_store<T, Slots>::none) {
             env.fail(error{errc::full, "after", a->name_, Slots, "values in flight"});
             return;
         }
-        if (!a->commit(at, slot)) a->store_.release(slot);
+        if (!a->commit(at, slot)) {
+            a->store_.release(slot);
+            return;
+        }
+        a->sent_stamp_ = env.stamp();
     }
     static void on_fire(detail::element* e, std::uint16_t slot) noexcept {
         auto* a = static_cast<after*>(e);
@@ -92,6 +107,7 @@ private:
     }
 
     duration delay_;
+    std::uint64_t sent_stamp_ = 0;  // the tag (environment stamp) of the last event sent
     entry_port in_;
     detail::typed_port<T> out_;
     detail::value_store<T, Slots> store_;

@@ -37,6 +37,14 @@ protected:
     action_base(duration min_delay, duration min_spacing, spacing_policy p) noexcept
         : min_delay_(min_delay.count()), min_spacing_(min_spacing.count()), policy_(p) {}
 
+    /// Refuses a negative min delay or min spacing (LF forbids them; one
+    /// would let an event land before the delay the action promises).
+    /// Out of line: every action constructor calls it.
+    [[gnu::noinline]] void check_delays(const char* kind) noexcept {
+        if (min_delay_ < 0 || min_spacing_ < 0)
+            owner_->env_->declaration_error(error{errc::invalid, kind, name_, 0, "negative min delay or min spacing"});
+    }
+
     // How to treat a preliminary tag, after the spacing policy.
     enum class verdict : std::uint8_t { post, dropped, merged };
 
@@ -45,14 +53,17 @@ protected:
     /// to do; `post`: queue at the (possibly deferred) `at`.
     verdict apply_spacing(tag& at, std::uint16_t& merge_slot) noexcept {
         basic_environment& env = *owner_->env_;
-        // Two events of one action scheduled at one tag merge: without a
-        // spacing the later value wins (with one, the policy decides, as
-        // in LF). (A resumed event may share the tag: slots tell them apart.)
-        if (min_spacing_ <= 0 && has_last_ && last_pending_ && at == last_ && env.has_event(*this, last_, last_slot_)) {
-            merge_slot = last_slot_;
-            return verdict::merged;
+        if (min_spacing_ <= 0) {
+            // Without a spacing, events of one action at one tag pile up in
+            // superdense time: the new one takes the first free microstep
+            // (LF's lf_schedule_trigger), so no value is lost. Only a tag up
+            // to the latest one queued (last_, see commit) can be taken,
+            // or one of an event resumed by a mode: otherwise no search.
+            if (has_last_ && (at <= last_ || env.suspends_events()))
+                while (at.microstep != UINT32_MAX && env.has_event(*this, at)) ++at.microstep;
+            return verdict::post;
         }
-        if (!has_last_ || min_spacing_ <= 0 || at.time >= later(last_.time, min_spacing_)) return verdict::post;
+        if (!has_last_ || at.time >= later(last_.time, min_spacing_)) return verdict::post;
         // Pending = still queued (not fired, not suspended by a mode).
         bool pending = last_pending_ && env.has_event(*this, last_, last_slot_);
         switch (policy_) {
@@ -82,7 +93,10 @@ protected:
     /// is full and the program stopped (basic_environment::post).
     bool commit(tag at, std::uint16_t slot) noexcept {
         if (!owner_->env_->post(*this, at, slot)) return false;
-        last_ = at;
+        // With a spacing, the last event scheduled (LF's last_tag); without
+        // one, the latest tag ever queued (bounds the search for a free
+        // microstep in apply_spacing).
+        if (min_spacing_ > 0 || !has_last_ || last_ < at) last_ = at;
         last_slot_ = slot;
         has_last_ = true;
         last_pending_ = true;

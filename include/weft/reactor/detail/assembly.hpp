@@ -31,11 +31,14 @@ struct successor_visit {
     reaction_node* from = nullptr;
 };
 
-inline void visit_port_readers(port_node& p, successor_visit& v) noexcept {
+// `self`: the port the reaction writes itself, where it may also be a
+// reader (its own output). Anywhere further down, reaching the writer
+// again is a zero-delay loop back to it: a cycle, reported as one.
+inline void visit_port_readers(port_node& p, successor_visit& v, bool self) noexcept {
     for (link* l = p.readers_; l; l = l->next)
-        if (l->owner != v.from) v.fn(v, *l->owner);
+        if (!self || l->owner != v.from) v.fn(v, *l->owner);
     for (port_node* d = p.first_down_; d; d = d->next_down_)
-        if (!d->on_set_) visit_port_readers(*d, v);  // `after` ends the zero-delay path
+        if (!d->on_set_) visit_port_readers(*d, v, false);  // `after` ends the zero-delay path
 }
 
 inline void visit_successors(reaction_node& r, successor_visit& v) noexcept {
@@ -46,7 +49,7 @@ inline void visit_successors(reaction_node& r, successor_visit& v) noexcept {
         auto k = l.target->kind_;
         if (l.kind != role::effect) continue;
         if (k != element_kind::input && k != element_kind::output) continue;
-        visit_port_readers(static_cast<port_node&>(*l.target), v);
+        visit_port_readers(static_cast<port_node&>(*l.target), v, true);
     }
 }
 }  // namespace detail
@@ -245,6 +248,9 @@ inline void basic_environment::report_cycle() noexcept {
         put(r->name_);
         sep = " -> ";
     }
+    // Full: the cycle was cut (or fits exactly); say so rather than end
+    // in the middle of a name.
+    if (w + 1 == sizeof cycle_text_) cycle_text_[w - 1] = cycle_text_[w - 2] = cycle_text_[w - 3] = '.';
 }
 
 inline result<std::size_t> basic_environment::event_queue_bound() noexcept {

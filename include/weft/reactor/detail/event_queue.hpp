@@ -63,6 +63,13 @@ public:
         return n_;
     }
 
+    /// Is any event of `target` pending at `at`?
+    bool find(const element* target, tag at) const noexcept {
+        for (std::size_t i = 0; i < n_; ++i)
+            if (e_[i].target == target && e_[i].at == at) return true;
+        return false;
+    }
+
     void remove_at(std::size_t i) noexcept {
         event last = e_[--n_];
         if (i == n_) return;

@@ -183,6 +183,11 @@ public:
     bool has_event(const detail::element& e, tag at, std::uint16_t slot) const noexcept {
         return queue_.find(&e, at, slot) != queue_.size();
     }
+    /// Is any event for `e` at `at` queued, whatever its value slot? O(queue size).
+    bool has_event(const detail::element& e, tag at) const noexcept { return queue_.find(&e, at); }
+    /// True once a mode exists: events may then come back from suspension
+    /// (mode.hpp), at tags their action did not choose last.
+    bool suspends_events() const noexcept { return suspend_inactive_ != nullptr; }
     /// Removes the queued event for `e` at `at`, if any.
     void remove_event(const detail::element& e, tag at, std::uint16_t slot) noexcept {
         std::size_t i = queue_.find(&e, at, slot);
@@ -405,7 +410,11 @@ constexpr const char* kind_name(element_kind k) noexcept {
 // reference: by value, GCC 12 -Os copied it twice more on a board.
 [[gnu::noinline]] inline bool basic_environment::post(detail::element& target, const tag& at,
                                                       std::uint16_t slot) noexcept {
-    if (at.time == never_tag.time) [[unlikely]] {  // beyond the end of time: never fires
+    // Beyond the end of time, or after the stop time (LF does not queue
+    // those either): it would never fire, so it takes no room in the
+    // queue. (Time only: one at the stop time's later microsteps waits
+    // in the queue, harmlessly, for fewer bytes on a board.)
+    if (at.time == never_tag.time || at.time > stop_tag_.time) [[unlikely]] {
         if (target.discard_) target.discard_(&target, slot);  // its value slot, if any
         return true;
     }
