@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <support/weft_test.hpp>
 
+#include <string>
+
 using namespace weft;
 
 namespace {
@@ -126,4 +128,67 @@ TEST(task, priority_out_of_range_is_an_error_naming_the_executor) {
     EXPECT_EQ(h.code(), errc::invalid);
     EXPECT_STREQ(h.err().message().c_str(),
                  "executor 'ctl_loop': priority above max_priority (limit 31)");
+}
+
+TEST(task, join_of_a_cancelled_task_yields_what_it_returned) {
+    executor ex{test::virtual_clock()};
+    auto h = ex.spawn([]() -> task<int> {
+        auto s = co_await sleep_for(1h);
+        co_return s ? 1 : -1;
+    }());
+    ASSERT_TRUE(h);
+    int got = 0;
+    auto joiner = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        h->cancel();
+        h->cancel();  // twice: no effect
+        got = *co_await h->join();
+    };
+    auto j = ex.spawn(joiner());
+    ASSERT_TRUE(j);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, -1);
+    EXPECT_EQ(test::ms(ex), 1);
+}
+
+TEST(task, cancel_after_it_finished_leaves_the_value_to_join) {
+    executor ex{test::virtual_clock()};
+    auto h = ex.spawn(twice(4));
+    ASSERT_TRUE(h);
+    ex.run();
+    EXPECT_TRUE(h->done());
+    h->cancel();
+    int got = 0;
+    auto joiner = [&]() -> task<> { got = *co_await h->join(); };
+    auto j = ex.spawn(joiner());
+    ASSERT_TRUE(j);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 8);
+}
+
+// Detaching frees the frame when the task ends and wakes nobody, so a
+// join waiting on the handle is ended at the detach instead of hanging.
+TEST(task, detaching_a_handle_ends_a_join_waiting_on_it) {
+    executor ex{test::virtual_clock()};
+    auto h = ex.spawn([]() -> task<int> { co_await sleep_for(2ms); co_return 3; }());
+    ASSERT_TRUE(h);
+    std::string got;
+    std::int64_t at = -1;
+    auto joiner = [&]() -> task<> {
+        auto r = co_await h->join();
+        got = r ? "value" : r.err().message().c_str();
+        at = test::ms(ex);
+    };
+    auto j = ex.spawn(joiner());
+    ASSERT_TRUE(j);
+    auto detacher = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        h->detach();
+    };
+    auto d = ex.spawn(detacher());
+    ASSERT_TRUE(d);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, "join_handle 'join': detached while being joined");
+    EXPECT_EQ(at, 1);
+    EXPECT_EQ(test::ms(ex), 2);  // the detached task still ran to its end
 }

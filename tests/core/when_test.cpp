@@ -222,3 +222,76 @@ TEST(when_any, a_child_that_could_not_be_allocated_wins_and_the_others_are_cance
     EXPECT_EQ(test::ms(ex), 0);  // not an hour later
     EXPECT_EQ(one.in_use(), 0u);
 }
+
+// Equal deadlines fire in arming order and children start in argument
+// order, so the leftmost of children ready in the same step wins.
+TEST(when_any, children_ready_in_the_same_step_the_leftmost_wins) {
+    static frame_pool<512, 8> pool{"same_step"};
+    executor ex{test::virtual_clock()};
+    std::size_t timed = 99, instant = 99;
+    int value = 0;
+    bool loser_has_value = true;
+    auto quick = [](int v) -> task<int> { co_return v; };
+    auto root = [&]() -> task<> {
+        task<int> a, b;
+        {
+            use_frames s{pool};
+            a = after(2ms, 1);
+            b = after(2ms, 2);
+        }
+        auto r = co_await when_any(std::move(b), std::move(a));
+        timed = r.index;
+        value = **std::get<0>(r.values);
+        loser_has_value = std::get<1>(r.values).has_value();
+        EXPECT_EQ(pool.in_use(), 0u);  // the loser's frame too
+        instant = (co_await when_any(quick(1), quick(2))).index;
+    };
+    run_root(ex, root);
+    EXPECT_EQ(timed, 0u);
+    EXPECT_EQ(value, 2);
+    EXPECT_FALSE(loser_has_value);
+    EXPECT_EQ(instant, 0u);
+    EXPECT_EQ(test::ms(ex), 2);
+}
+
+TEST(when_all, a_parent_cancelled_before_the_await_cancels_the_children_at_once) {
+    executor ex{test::virtual_clock()};
+    errc x = errc::ok, y = errc::ok;
+    auto child = [](errc& out) -> task<> { out = (co_await sleep_for(1h)).code(); };
+    auto root = [&]() -> task<> {
+        co_await sleep_for(1ms);  // ends cancelled
+        co_await when_all(child(x), child(y));
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    h->cancel();
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(x, errc::cancelled);
+    EXPECT_EQ(y, errc::cancelled);
+    EXPECT_EQ(test::ms(ex), 0);
+}
+
+TEST(when_any, children_that_all_got_no_frame_end_the_await_at_once) {
+    static frame_pool<512, 1> one{"all_fail"};
+    executor ex{test::virtual_clock()};
+    std::size_t index = 99;
+    errc first = errc::ok, second = errc::ok;
+    auto root = [&]() -> task<> {
+        task<int> hold, a, b;
+        {
+            use_frames s{one};
+            hold = after(1ms, 0);
+            a = after(1ms, 1);  // no slot
+            b = after(1ms, 2);  // no slot
+        }
+        auto r = co_await when_any(std::move(a), std::move(b));
+        index = r.index;
+        first = std::get<0>(r.values)->code();
+        second = std::get<1>(r.values).has_value() ? errc::ok : errc::empty;
+    };
+    run_root(ex, root);
+    EXPECT_EQ(index, 0u);
+    EXPECT_EQ(first, errc::no_memory);
+    EXPECT_EQ(second, errc::empty);
+    EXPECT_EQ(test::ms(ex), 0);
+}

@@ -31,7 +31,8 @@ namespace weft {
 
 template <class T> class generator;
 
-/// Marks a nested generator whose elements the parent yields in place.
+/// Marks a nested generator whose elements the parent yields in place:
+/// all of them, or the rest of them if its caller already began it.
 template <class T>
 struct elements_of_t {
     generator<T>&& inner;
@@ -42,6 +43,11 @@ elements_of_t<T> elements_of(generator<T>&& g) noexcept { return {std::move(g)};
 template <class T>
 class [[nodiscard]] generator {
     using value_type_ = std::remove_cvref_t<T>;
+    // What the iterator gives: a generator of references passes them on
+    // as they are (generator<int&> lets the consumer write through them);
+    // a generator of values lends a const reference to the yielded one.
+    using reference_ = std::conditional_t<std::is_reference_v<T>, T, const value_type_&>;
+    using pointer_ = std::add_pointer_t<reference_>;
 
 public:
     class promise_type {
@@ -73,11 +79,13 @@ public:
         };
         final_awaiter final_suspend() noexcept { return {}; }
 
-        std::suspend_always yield_value(const value_type_& v) noexcept {
+        std::suspend_always yield_value(reference_ v) noexcept {
             root_->value_ = std::addressof(v);
             return {};
         }
-        std::suspend_always yield_value(value_type_&& v) noexcept {
+        std::suspend_always yield_value(value_type_&& v) noexcept
+            requires(!std::is_reference_v<T>)
+        {
             // The temporary lives until the co_yield full-expression ends,
             // i.e. across the suspension: pointing at it is safe.
             root_->value_ = std::addressof(v);
@@ -98,21 +106,30 @@ public:
             ~nested_awaiter() {
                 if (inner) inner.destroy();
             }
-            bool await_ready() noexcept { return !inner; }
+            // A generator its caller already ran to the end has nothing
+            // left to yield (resuming it would be undefined).
+            bool await_ready() noexcept { return !inner || inner.done(); }
             std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
                 promise_type& parent = h.promise();
                 promise_type& child = inner.promise();
+                // A generator its caller began yields the rest of its
+                // elements: it goes on from its own innermost generator, and
+                // the chain up from there now yields to our root.
+                promise_type* leaf = child.leaf_;
+                for (promise_type* p = leaf; p != &child; p = p->parent_) p->root_ = parent.root_;
                 child.root_ = parent.root_;
                 child.parent_ = &parent;
-                parent.root_->leaf_ = &child;
-                return inner;  // start the child by symmetric transfer
+                parent.root_->leaf_ = leaf;
+                return std::coroutine_handle<promise_type>::from_promise(*leaf);  // symmetric transfer
             }
             // A nested generator without a frame: yield_value also noted
             // its error in the root (err()).
             status await_resume() noexcept { return inner ? status{} : status{*fail}; }
         };
         nested_awaiter yield_value(elements_of_t<T> e) noexcept {
-            if (!e.inner.h_) root_->error_ = e.inner.error_;
+            // A default or moved-from generator has no frame but did not
+            // fail: it must not hide an earlier failure from err().
+            if (!e.inner.h_ && e.inner.error_->code != errc::ok) root_->error_ = e.inner.error_;
             return nested_awaiter{e.inner.release(), e.inner.error_};
         }
 
@@ -129,7 +146,7 @@ public:
         promise_type* parent_ = nullptr;
         // Root only: the current element. Written by every co_yield before
         // the consumer can read it, so not initialised.
-        const value_type_* value_;
+        pointer_ value_;
         const error* error_ = nullptr;  // root only: latest nested failure (last_error())
     };
 
@@ -139,8 +156,8 @@ public:
     public:
         using value_type = value_type_;
         using difference_type = std::ptrdiff_t;
-        const value_type_& operator*() const noexcept { return *root_.promise().value_; }
-        const value_type_* operator->() const noexcept { return root_.promise().value_; }
+        reference_ operator*() const noexcept { return static_cast<reference_>(*root_.promise().value_); }
+        pointer_ operator->() const noexcept { return root_.promise().value_; }
         iterator& operator++() noexcept {
             advance();
             return *this;
@@ -175,7 +192,9 @@ public:
         return nested ? *nested : no_error;
     }
 
-    /// Single-pass: begin() starts the generator.
+    /// Single-pass: begin() starts the generator. Dereferencing or
+    /// incrementing an iterator that equals end() is undefined (as for
+    /// std::generator): the per-element path does not check it.
     iterator begin() noexcept { return iterator{h_}; }
     std::default_sentinel_t end() const noexcept { return {}; }
 

@@ -60,10 +60,21 @@ public:
     void cancel() noexcept { if (h_ && !done()) ctl().cancel(); }
 
     /// Lets the task run on its own; its frame is freed when it finishes.
+    /// A join waiting on this handle ends at once with `invalid`.
     void detach() noexcept {
         if (!h_) return;
-        if (done()) h_.destroy();
-        else ctl().flags_ |= detail::join_detached;
+        if (done()) {
+            h_.destroy();
+        } else {
+            ctl().flags_ |= detail::join_detached;
+            // A detached task frees itself when it ends and wakes nobody:
+            // a join waiting on this handle would wait for ever.
+            if (auto* w = static_cast<detail::join_wait*>(ctl().done_context_)) {
+                ctl().done_context_ = nullptr;
+                w->outcome = errc::invalid;
+                w->joiner->wake();
+            }
+        }
         h_ = {};
     }
 
@@ -86,10 +97,13 @@ public:
             return true;
         }
         awaited_t<T> await_resume() noexcept {
-            if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
+            // Outcomes first: a handle detached during the join may be gone.
             if (outcome == errc::busy)
                 return error{errc::busy, "join_handle", "join", 1, "already joined by another task"};
+            if (outcome == errc::invalid)
+                return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
             if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
+            if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
             if constexpr (std::is_void_v<T>) {
                 self->detach();
                 return {};
@@ -108,7 +122,8 @@ public:
     };
     /// Waits for the task to finish; yields its value (or `cancelled` if
     /// the *joining* task was cancelled while waiting, or `busy` if another
-    /// task is already joining it: one joiner at a time).
+    /// task is already joining it: one joiner at a time, or `invalid` if
+    /// the handle is detached or destroyed meanwhile).
     join_operation join() noexcept {
         join_operation op{};
         op.self = this;
