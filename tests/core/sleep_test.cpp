@@ -117,3 +117,25 @@ TEST(sleep, a_duration_max_away_is_the_end_of_time_not_the_past) {
     EXPECT_EQ(later(INT64_MAX - 5, 10), INT64_MAX);
     EXPECT_EQ(later(10, -4), 6);
 }
+
+TEST(sleep, a_duration_max_sleep_past_2_62_ns_is_the_end_of_time_not_now) {
+    // The virtual clock jumps to far timers, so it can read above 2^62 ns,
+    // where now + longest_delay overflows: the next sleep of duration::max()
+    // must still wait until the end of time, not return at once.
+    executor ex{test::virtual_clock()};
+    std::vector<time_point> woke;
+    auto body = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        for (int i = 0; i < 2; ++i) {
+            co_await sleep_for(duration::max());
+            woke.push_back(ex.now());
+        }
+        co_await sleep_for(1ms);  // at the end of time: due at once
+        woke.push_back(ex.now());
+    };
+    auto h = ex.spawn(body());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    std::vector<time_point> want{time_point{1ms + longest_delay}, time_point::max(), time_point::max()};
+    EXPECT_EQ(woke, want);
+}

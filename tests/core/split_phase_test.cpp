@@ -274,3 +274,39 @@ TEST(split_phase, work_posted_by_a_task_resumed_in_the_drain_comes_first) {
         EXPECT_EQ(log, through_completion ? "vxHL" : "xHL");
     }
 }
+
+// One task waits at a time. A second task that awaits meanwhile is refused
+// with `busy`, naming the operation, and the first keeps its wait: the
+// next completion reaches it. (Before, the second got a stale value at
+// once and reset the state, and the first waited for ever.)
+TEST(split_phase, a_second_awaiter_is_refused_and_the_first_keeps_its_wait) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"adc"};
+    int first = -1;
+    std::string second;
+    auto a = [&]() -> task<> {
+        auto r = co_await op;
+        if (r) first = *r;
+    };
+    auto b = [&]() -> task<> {
+        auto r = co_await op;
+        if (!r) second = r.err().message().c_str();
+    };
+    auto c = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        EXPECT_TRUE(bool(op.complete(5)));
+    };
+    auto watchdog = [&]() -> task<> {  // fails fast instead of hanging
+        co_await sleep_for(2ms);
+        if (first != 5) ex.request_stop();
+    };
+    auto ha = ex.spawn(a());
+    auto hb = ex.spawn(b());
+    auto hc = ex.spawn(c());
+    auto hw = ex.spawn(watchdog());
+    ASSERT_TRUE(ha && hb && hc && hw);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(second, "split_phase 'adc': awaited by a second task while one waits (limit 1)");
+    EXPECT_EQ(first, 5);
+    EXPECT_FALSE(op.ready());
+}

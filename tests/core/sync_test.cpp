@@ -128,3 +128,67 @@ TEST(timeout, completed_wait_disarms_its_timer) {
     EXPECT_EQ(got, errc::ok);
     EXPECT_EQ(test::ms(ex), 1);  // no stray timer kept the clock running
 }
+
+// After a sleep of duration::max() the virtual clock reads above 2^62 ns,
+// where now + longest_delay no longer fits: a bound of duration::max()
+// from there must still mean never (the end of time), not already late.
+TEST(timeout, a_duration_max_bound_past_2_62_ns_is_the_end_of_time) {
+    executor ex{test::virtual_clock()};
+    event never{"never"};
+    errc got = errc::ok;
+    time_point ended{};
+    auto t = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        co_await sleep_for(duration::max());  // the clock jumps to 1 ms + 2^62 ns
+        got = (co_await with_timeout(never.wait(), duration::max())).code();
+        ended = ex.now();
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, errc::timeout);
+    EXPECT_EQ(ended, time_point::max());
+}
+
+namespace {
+// A leaf await that records whether the executor, as its task suspends,
+// would still let it wait in place (what split_phase asks before sleeping
+// in the port), and ends only by an abort.
+struct idle_probe : detail::wait_node {
+    bool* still_idle;
+    task_control* ctl = nullptr;
+    errc outcome = errc::ok;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        ctl = &h.promise().control();
+        *still_idle = ctl->exec().still_idle();
+        abort = &on_abort;
+        ctl->park(h, this);
+        return true;
+    }
+    status await_resume() const noexcept { return status{outcome}; }
+    static void on_abort(detail::wait_node* w, errc why) noexcept {
+        auto* self = static_cast<idle_probe*>(w);
+        self->outcome = why;
+        self->ctl->wake();
+    }
+};
+}  // namespace
+
+// A deadline before the clock's epoch is past too. The inner wait must see
+// its timer as due, or a split_phase on the real clock would sleep in
+// place without a bound (a deadline of -1 ns read as "no deadline").
+TEST(timeout, a_deadline_before_the_epoch_is_due_for_the_inner_wait) {
+    executor ex{{"real", clock_mode::real}};
+    bool idle = true;
+    errc got = errc::ok;
+    auto t = [&]() -> task<> {
+        got = (co_await with_deadline(idle_probe{{}, &idle}, time_point{-1ns})).code();
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_FALSE(idle);
+    EXPECT_EQ(got, errc::timeout);
+}

@@ -12,6 +12,7 @@
 #include <weft/core/time.hpp>
 
 #include <coroutine>
+#include <cstdint>
 
 namespace weft {
 
@@ -28,12 +29,21 @@ public:
         if (ctl_->cancel_requested()) { outcome_ = errc::cancelled; return false; }
         executor& ex = ctl_->exec();
         // One clock read: on a board it masks interrupts and reads a timer.
-        const time_point now = ex.now();
-        const time_point t = relative_ ? now + when_ : time_point{when_};
+        const std::int64_t now = ex.now().time_since_epoch().count();
+        // Added as unsigned, so that a wrap is defined and caught below.
+        std::int64_t t = relative_ ? std::int64_t(std::uint64_t(now) + std::uint64_t(when_.count())) : when_.count();
         // already due: no suspension. (`now >= t`, not `t <= now`: GCC
         // compiles the 64-bit `<=` to two compares on Thumb-2.)
-        if (now >= t) return false;
-        deadline_ns = to_ns(t);
+        if (now >= t) [[unlikely]] {
+            // Or a positive delay that wrapped: the virtual clock jumps to
+            // timers up to the end of time, so it can read above 2^62 ns,
+            // where `now + longest_delay` overflows. That is never, not
+            // the past. Tested here, on the rare path, so that the usual
+            // sleep pays nothing for it.
+            if (!relative_ || when_.count() == 0 || now == INT64_MAX) return false;
+            t = INT64_MAX;
+        }
+        deadline_ns = std::uint64_t(t);
         fire = &on_fire;
         abort = &on_abort;
         ex.arm(*this);

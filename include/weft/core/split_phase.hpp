@@ -90,7 +90,7 @@ public:
             if (s == done) return refused("completed twice before being awaited");
             if (s > blocked) return refused("completed concurrently");
             claim = word(s + (filling - idle));  // (3), (2), (7)
-            // acquire: when armed or blocked, see the waiter's ex_ and ctl_
+            // acquire: when armed or blocked, see the waiter's ex_
             // (published by its release CAS) before using ex_.
         } while (!state_.compare_exchange_weak(s, claim, std::memory_order_acquire,
                                                std::memory_order_relaxed));
@@ -106,7 +106,7 @@ public:
         } else if (claim == filling && finish(claim)) {
             return {};  // (3b)
         }
-        // (3c), (8b): the failed CAS in finish() acquired the task's ex_/ctl_.
+        // (3c), (8b): the failed CAS in finish() acquired the task's ex_.
         // release: the executor resumes the task after draining our node
         // and the task reads value_ then.
         state_.store(done, std::memory_order_release);  // (2b)
@@ -115,7 +115,8 @@ public:
     }
 
     /// Awaiter of a split_phase: yields result<T>, or the reason the wait
-    /// ended early (cancelled, timeout). Interrupt-unsafe (task side).
+    /// ended early (cancelled, timeout), or `busy` if another task is
+    /// already waiting (one awaiter at a time). Interrupt-unsafe (task side).
     struct wait_operation {
         split_phase* op;
         // With masked completions the wait in place (6m) checks for `done`
@@ -141,7 +142,6 @@ private:
         // masking is a compiler barrier that would force the members to be
         // reloaded.
         task_control* ctl = &h.promise().control();
-        ctl_ = ctl;
         if (ctl->cancel_requested()) [[unlikely]] {
             // A value already in is delivered, as await_ready() would have.
             outcome_ = ready() ? errc::ok : errc::cancelled;
@@ -156,12 +156,13 @@ private:
         outcome_ = errc::ok;
         word s = idle;
         if constexpr (masked_completion) {
-            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ex);  // (6m)
+            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex);  // (6m)
         }
-        // acq_rel: publish ex_/ctl_ to the completer, and see its value_ if
+        // acq_rel: publish ex_ to the completer, and see its value_ if
         // it completed between await_ready and here.
         if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
                                                              std::memory_order_acquire)) {  // (6)
+            ctl_ = ctl;
             // Inline only the common case: no timer, so the sleep is the
             // port's inline wait for a notify and needs no clock.
             if (ex->timer_armed()) return keep_waiting(h);
@@ -170,37 +171,47 @@ private:
             if (state_.load(std::memory_order_acquire) == done && alone) return false;
             return keep_waiting(h);
         }
-        return arm(h, s);
+        return arm(h, ctl, s);
     }
     // (6m): with masked completions and no timer, the wait in place needs
     // no `blocked` state: the port checks state_ under the same mask as
     // the completer writes it, so the completion is a plain (3)+(3b) and
     // its interrupt ends the sleep without a notify().
-    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<> h, executor* ex) noexcept {
+    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<> h, task_control* ctl, executor* ex) noexcept {
         bool alone;
         word s;
         do {  // a wake by an earlier, latched notify() finds the state idle
             alone = ex->wait_in_place_for([this] { return state_.load(std::memory_order_relaxed) != idle; });
             s = state_.load(std::memory_order_acquire);
         } while (alone && s == idle);
-        if (s != done) return arm(h, s);  // run() has work first: wait as in (1)
+        if (s != done) return arm(h, ctl, s);  // run() has work first: wait as in (1)
         if (alone) return false;
+        ctl_ = ctl;
         return requeue(h);
     }
     // (1), or the value is in or being written (3b, 3c). Out of line, so
     // that the inline part needs few registers.
-    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, word s) noexcept {
-        abort = &on_abort;
-        ex_->armed_begin();
-        ctl_->park(h, this);
-        if (s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
-                                                        std::memory_order_acquire))
-            return true;  // (1)
-        if (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
-                                                           std::memory_order_acquire))
-            return true;  // (3c): the completer posts when its value is in
-        ex_->armed_end();  // completed meanwhile (3b): do not suspend
-        ctl_->park(h);
+    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, task_control* ctl, word s) noexcept {
+        // The claim comes first and ctl_ after it: only this thread reads
+        // ctl_, and a refused second awaiter must not overwrite the
+        // waiting task's.
+        if ((s == idle && state_.compare_exchange_strong(s, armed, std::memory_order_acq_rel,
+                                                         std::memory_order_acquire)) ||  // (1)
+            (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
+                                                            std::memory_order_acquire))) {  // (3c)
+            ctl_ = ctl;
+            abort = &on_abort;
+            ex_->armed_begin();
+            ctl->park(h, this);
+            return true;  // in (3c) the completer posts when its value is in
+        }
+        if (s == done) return false;  // completed meanwhile (3b): do not suspend
+        // Another task waits (armed or blocked, perhaps with a completer
+        // writing): this await is refused with `busy` and that one keeps
+        // its wait. outcome_ is borrowed: resume() clears it before
+        // anything else can read it, and while the other task waits it is
+        // ok (only an abort changes it, and leaves `idle`).
+        outcome_ = errc::busy;
         return false;
     }
     // (6)-(8) after a wake-up that did not deliver the value alone: a
@@ -248,9 +259,13 @@ private:
     // (`done`), and the next await, which finds it through await_ready()
     // without calling suspend(), must deliver it, not the old reason.
     [[gnu::noinline]] error take_outcome() noexcept {
-        error e{outcome_, "split_phase", name_, 0, nullptr};
-        // (Masked completions never skip suspend(), which clears it.)
-        if constexpr (!masked_completion) outcome_ = errc::ok;
+        error e = outcome_ == errc::busy
+                      ? error{errc::busy, "split_phase", name_, 1, "awaited by a second task while one waits"}
+                      : error{outcome_, "split_phase", name_, 0, nullptr};
+        // Also with masked completions, which never skip suspend() (it
+        // clears the reason too): a refused second await borrowed the
+        // waiting task's outcome_.
+        outcome_ = errc::ok;
         return e;
     }
 

@@ -42,13 +42,22 @@ public:
         cv_.notify_one();
     }
 
+    /// Ends the source; when it returns, the handler no longer runs.
+    /// Callable from any thread, also from the handler itself (a source
+    /// that stops itself): it then only ends the source, which its
+    /// destructor joins later.
     void stop() {
         {
             std::lock_guard<std::mutex> g(m_);
-            if (stopping_) return;
             stopping_ = true;
+            // The loop checks stopping_ before it waits again; joining our
+            // own thread would fail (and abort without exceptions).
+            if (std::this_thread::get_id() == self_) return;
         }
         cv_.notify_one();
+        // Concurrent stop() calls: one joins, the others wait for it, so
+        // none returns while the handler may still run.
+        std::lock_guard<std::mutex> g(join_m_);
         if (thread_.joinable()) thread_.join();
     }
 
@@ -57,6 +66,7 @@ private:
     void loop(Handler& handler) {
         auto next = std::chrono::steady_clock::now() + period_;
         std::unique_lock<std::mutex> lk(m_);
+        self_ = std::this_thread::get_id();
         for (;;) {
             if (period_.count() > 0) {
                 cv_.wait_until(lk, next, [&] { return stopping_; });
@@ -81,6 +91,8 @@ private:
     std::condition_variable cv_;
     unsigned pending_ = 0;
     bool stopping_ = false;
+    std::thread::id self_;  // the source's thread, under m_
+    std::mutex join_m_;
     std::thread thread_;
 };
 
