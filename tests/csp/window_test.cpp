@@ -308,3 +308,33 @@ TEST(window, late_timer_inside_a_window_does_not_commit_after_it) {
     EXPECT_EQ(when, 11);
     EXPECT_EQ(code, errc::timeout);  // docs: no commit observed outside the window
 }
+
+// Past 2^62 ns on the virtual clock (it jumps to far timers) a relative
+// window's end would overflow into the past and close it at once: a window
+// open to the end of time must stay open.
+TEST(window, past_2_62_ns_a_window_to_the_end_of_time_stays_open) {
+    executor ex{test::virtual_clock()};
+    channel<int> ch{"late"};
+    const time_point far{1ms + longest_delay};  // after 1 ms and a duration::max() sleep
+    int got = 0;
+    time_point when{};
+    auto rx = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        co_await sleep_for(duration::max());
+        auto r = co_await choose(within(recv(ch), 0ms, duration::max()),
+                                 wrap(timeout(3ms), [] { return -1; }));
+        got = r ? *r : 0;
+        when = ex.now();
+    };
+    auto tx = [&]() -> task<> {  // a partner ready at the same instant
+        co_await sleep_for(1ms);
+        co_await sleep_for(duration::max());
+        (void)co_await choose(send(ch, 5), timeout(10ms));
+    };
+    auto a = ex.spawn(rx());
+    auto b = ex.spawn(tx());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 5);  // the partner, inside the window
+    EXPECT_EQ(when, far);
+}

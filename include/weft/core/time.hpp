@@ -39,6 +39,16 @@ constexpr std::int64_t later(std::int64_t t, std::int64_t d) noexcept {
     const auto s = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) + static_cast<std::uint64_t>(d));
     return s < 0 && d > 0 ? INT64_MAX : s;
 }
+/// later() on an instant.
+constexpr time_point later(time_point t, duration d) noexcept {
+    return time_point{duration{later(t.time_since_epoch().count(), d.count())}};
+}
+/// An instant as a timer deadline: one before the clock's epoch is due at
+/// once (0), where to_ns() would read it as far in the future.
+constexpr std::uint64_t due_ns(time_point t) noexcept {
+    const std::int64_t n = t.time_since_epoch().count();
+    return n < 0 ? 0 : std::uint64_t(n);
+}
 /// The longest relative delay of a sleep or timeout: 2^62 ns, 146 years.
 /// A longer one (`duration::max()`: never) is cut to it, so that a clock
 /// reading below 2^62 ns plus the delay cannot overflow into the past.

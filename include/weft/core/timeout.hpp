@@ -39,16 +39,15 @@ public:
         time_point now = ex.now();
         // Saturated: the virtual clock can read above 2^62 ns (it jumps to
         // far timers), where `now + longest_delay` would wrap into the past.
-        time_point t = relative_ ? time_point{duration{later(now.time_since_epoch().count(), delta_.count())}}
-                                 : deadline_;
+        time_point t = relative_ ? later(now, delta_) : deadline_;
         // Armed before the inner wait starts, because the inner wait looks
         // at the timers: a split_phase sleeps in place only until the next
         // deadline (executor::idle_now()). If the inner await does not
         // suspend, await_resume disarms.
-        // A deadline before the epoch is due like any past one; as an
-        // unsigned deadline it would read as far future (-1 ns: none), and a
-        // split_phase would sleep in place past it.
-        deadline_ns = t < time_point{} ? 0 : to_ns(t);
+        // A deadline before the epoch is due like any past one (to_ns()
+        // would read it as far future, -1 ns as none, and a split_phase
+        // would sleep in place past it).
+        deadline_ns = due_ns(t);
         fire = &on_fire;
         ex.arm(*this);
         if constexpr (std::is_void_v<r>) inner_.await_suspend(h);

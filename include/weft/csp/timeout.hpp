@@ -29,8 +29,9 @@ public:
             s_ = &s;
             leaf_ = base;
             ++s.live;
-            time_point t = relative_ ? s.now() + delta_ : at_;
-            deadline_ns = to_ns(t);
+            // Saturated (the virtual clock may read above 2^62 ns), and an
+            // at() before the epoch is due at once.
+            deadline_ns = due_ns(relative_ ? later(s.now(), delta_) : at_);
         }
         // Inside a window: due at or after the window's end, the timeout
         // does not commit (the window's own timer ends the sync).

@@ -58,8 +58,9 @@ public:
             base_ = base;
             time_point now = s.now();
             if (relative_) {
-                earliest_ = now + after_;
-                latest_ = now + before_;
+                // Saturated: past the end of time a window never opens.
+                earliest_ = later(now, after_);
+                latest_ = later(now, before_);
             }
             inner_.bind(s, base);
             inner_.limit(to_ns(latest_));
