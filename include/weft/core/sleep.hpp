@@ -35,12 +35,13 @@ public:
         // already due: no suspension. (`now >= t`, not `t <= now`: GCC
         // compiles the 64-bit `<=` to two compares on Thumb-2.)
         if (now >= t) [[unlikely]] {
-            // Or a positive delay that wrapped: the virtual clock jumps to
-            // timers up to the end of time, so it can read above 2^62 ns,
-            // where `now + longest_delay` overflows. That is never, not
-            // the past. Tested here, on the rare path, so that the usual
-            // sleep pays nothing for it.
-            if (!relative_ || when_.count() == 0 || now == INT64_MAX) return false;
+            // Or a positive delay that wrapped (t < 0 only then, as now and
+            // the delay are >= 0): the virtual clock jumps to timers up to
+            // the end of time, so it can read above 2^62 ns, where `now +
+            // longest_delay` overflows. That is never, not the past.
+            // Tested here, on the rare path, so that the usual sleep pays
+            // nothing for it.
+            if (!relative_ || t >= 0) return false;
             t = INT64_MAX;
         }
         deadline_ns = std::uint64_t(t);
