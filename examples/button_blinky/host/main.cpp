@@ -28,7 +28,10 @@ static void* user(void* ex) {
 }
 
 int main() {
-    weft::executor ex{{"blinky", weft::clock_mode::real}};
+    // Static: start()'s connections are function-local statics, destroyed
+    // at exit, and they detach from the executor then (a local executor
+    // was gone by that time: ASan, detect_stack_use_after_return=1).
+    static weft::executor ex{{"blinky", weft::clock_mode::real}};
     start(ex);
     pthread_t script;
     pthread_create(&script, nullptr, &user, &ex);

@@ -4,11 +4,14 @@
 // test or script writes there arrives on rx() (an asynchronous input
 // driver of bytes, fed by a reader thread that plays the RX interrupt);
 // bytes written to tx() (a synchronous output driver) can be read back
-// from peer_fd(). inject() writes to the wire from any thread.
+// from peer_fd(). inject() writes to the wire from any thread; deliver()
+// from a script on the executor's thread, and returns once the bytes are
+// in the RX FIFO, so that a run on the virtual clock is repeatable.
 #include <weft/core/result.hpp>
 #include <weft_port/sim/irq_ring.hpp>
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,15 +38,33 @@ public:
     const char* name() const noexcept { return name_; }
     /// The far end of the wire.
     int peer_fd() const noexcept { return fds_[1]; }
-    /// Writes bytes onto the wire (any thread).
+    /// Writes bytes onto the wire (any thread). They reach the RX FIFO a
+    /// little later, from the reader thread; on the virtual clock use
+    /// deliver().
     void inject(const void* data, std::size_t n) noexcept {
-        const auto* p = static_cast<const std::uint8_t*>(data);
-        while (n > 0) {
-            ssize_t k = ::write(fds_[1], p, n);
-            if (k <= 0) return;
-            p += k;
-            n -= std::size_t(k);
-        }
+        // Counted before the write, so the reader never counts ahead.
+        on_wire_.fetch_add(n, std::memory_order_relaxed);
+        on_wire_.fetch_sub(n - write_wire(data, n), std::memory_order_relaxed);
+    }
+    /// Writes bytes onto the wire and returns once the reader thread has
+    /// put every byte on the wire so far into the RX FIFO and posted the
+    /// connection. Meant for scripts on the executor's thread: on the
+    /// virtual clock, which jumps ahead whenever the executor is idle,
+    /// bytes still in the socket would otherwise arrive after timers that
+    /// should have come later. Waits for the reader thread (a few
+    /// microseconds), not for time. Fails with `full` if the bytes do not
+    /// fit in the FIFO's free room (waiting would then never end: only the
+    /// executor empties it), with `closed` if the RX half was never
+    /// attached (no reader thread). Bytes written to peer_fd() directly
+    /// are not counted: do not mix them with deliver(). Executor thread
+    /// only; does not allocate.
+    status deliver(const void* data, std::size_t n) noexcept {
+        if (!started_) return error{errc::closed, "uart", name_, 0, "rx not connected, nothing reads the wire"};
+        if (ring_.size() + in_socket() + n > fifo)
+            return error{errc::full, "uart", name_, fifo, "bytes to deliver exceed the free rx FIFO"};
+        inject(data, n);
+        while (in_socket() != 0) sched_yield();
+        return {};
     }
 
     /// RX half: bridge of std::uint8_t (asynchronous).
@@ -87,6 +108,25 @@ public:
     tx_driver& tx() noexcept { return tx_; }
 
 private:
+    // Bytes written and not yet reached the FIFO.
+    std::size_t in_socket() const noexcept {
+        // acquire: pairs with the reader's release after its push, so once
+        // this reads 0 the bytes are in the FIFO and the connection posted.
+        const std::size_t in = in_fifo_.load(std::memory_order_acquire);
+        const std::size_t out = on_wire_.load(std::memory_order_relaxed);
+        return out > in ? out - in : 0;
+    }
+    // Returns how many bytes were written.
+    std::size_t write_wire(const void* data, std::size_t n) noexcept {
+        const auto* p = static_cast<const std::uint8_t*>(data);
+        std::size_t done = 0;
+        while (done < n) {
+            ssize_t k = ::write(fds_[1], p + done, n - done);
+            if (k <= 0) break;
+            done += std::size_t(k);
+        }
+        return done;
+    }
     void start() noexcept {
         if (started_ || fds_[0] < 0) return;
         started_ = pthread_create(&thread_, nullptr, &reader, this) == 0;
@@ -102,7 +142,9 @@ private:
                 if (u->closing_.load(std::memory_order_relaxed)) return nullptr;
                 ::usleep(50);
             }
-            (void)u->ring_.push(b);
+            (void)u->ring_.push(b);  // posts the connection
+            // release: deliver() sees the byte in the FIFO and its post queued.
+            u->in_fifo_.fetch_add(1, std::memory_order_release);
         }
         return nullptr;
     }
@@ -115,6 +157,9 @@ private:
     pthread_t thread_{};
     bool started_ = false;
     std::atomic<bool> closing_{false};
+    // Bytes inject() put on the wire and the reader moved into the FIFO:
+    // their difference is what is still in the socket.
+    std::atomic<std::size_t> on_wire_{0}, in_fifo_{0};
 };
 
 }  // namespace weft::sim
