@@ -10,6 +10,7 @@
 // This is an application: it allocates its data sets at start-up. The
 // weft::batch code it calls does not allocate.
 #include "collator.hpp"
+#include "options.hpp"
 
 #include <weft/batch/batch.hpp>
 #include <weft_port/machine_info.hpp>
@@ -35,13 +36,7 @@ namespace {
 weft::frame_pool<512, 16> lane_frames{"phm_lanes"};
 interleaver<8> runner;
 
-struct params {
-    std::size_t sensors = 20, measurements = 50, features = 512;
-    int runs = 9;
-    unsigned seed = 5489;  // MT19937's default seed
-    std::size_t bad_per_kind = 3;
-    bool verbose = true;
-};
+using phm::params;
 
 struct fleet {
     std::vector<std::int16_t> truth;    // S*M*F features, as the sensors measured them
@@ -364,26 +359,11 @@ int run_config(const params& p, const cache_hierarchy& caches, bool print_status
 
 int main(int argc, char** argv) {
     params p;
-    bool sweep = false, quick = false;
-    for (int i = 1; i < argc; ++i) {
-        auto next = [&] { return i + 1 < argc ? std::strtoul(argv[++i], nullptr, 10) : 0ul; };
-        if (!std::strcmp(argv[i], "--sensors")) p.sensors = next();
-        else if (!std::strcmp(argv[i], "--measurements")) p.measurements = next();
-        else if (!std::strcmp(argv[i], "--features")) p.features = next();
-        else if (!std::strcmp(argv[i], "--runs")) p.runs = int(next());
-        else if (!std::strcmp(argv[i], "--seed")) p.seed = unsigned(next());
-        else if (!std::strcmp(argv[i], "--sweep")) sweep = true;
-        else if (!std::strcmp(argv[i], "--quick")) quick = true;
-        else {
-            std::fprintf(stderr, "usage: phm_gateway [--sensors S] [--measurements M] [--features F] [--runs R]"
-                                 " [--seed N] [--sweep [--quick]]\n");
-            return 2;
-        }
-    }
-    if (p.sensors < 2 || p.sensors > 1000 || p.measurements == 0 || p.features == 0 || p.features > 8192) {
-        std::fprintf(stderr, "phm_gateway: sensors 2..1000 (one lane per sensor), measurements >= 1, features 1..8192\n");
+    if (const char* why = phm::parse(argc, argv, p)) {
+        std::fprintf(stderr, "%s\n", why);
         return 2;
     }
+    const bool sweep = p.sweep, quick = p.quick;
     weft::port::cache_source src;
     auto lv = weft::port::read_cache_levels(&src);
     cache_hierarchy caches;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace weft::batch;
@@ -204,6 +205,37 @@ TEST(autotune, more_final_runs_than_it_keeps_is_invalid) {
 TEST(autotune, no_candidate_is_invalid) {
     auto r = autotune(machine(), nullptr, 0, [](const tune_candidate&) { return 1.0; });
     EXPECT_EQ(r.code(), weft::errc::invalid);
+}
+
+TEST(autotune, a_sample_that_is_not_a_finite_number_is_invalid) {
+    // 0/0 from a clock too coarse for the sample, x/0, a failed run marked
+    // NaN: such a sample ranks nowhere (NaN compares false), and one on the
+    // candidate screened first made the tuner answer "sequential" with
+    // best_interleaved nan although another candidate measured 2x.
+    for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity()}) {
+        auto cs = grid();
+        std::size_t calls = 0;
+        auto r = autotune(machine(), cs.data(), cs.size(), [&](const tune_candidate& c) {
+            ++calls;
+            return calls == 1 ? bad : c.lanes == 2 ? 2.0 : 1.1;
+        });
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.code(), weft::errc::invalid);
+        EXPECT_STREQ(r.err().object, "calibrate");
+        EXPECT_EQ(calls, 1u) << "stops at the first bad sample";
+    }
+}
+
+TEST(autotune, a_candidate_without_lanes_is_invalid) {
+    auto cs = grid();
+    cs[5].lanes = 0;
+    std::size_t calls = 0;
+    auto r = autotune(machine(), cs.data(), cs.size(), [&](const tune_candidate&) { ++calls; return 1.5; });
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), weft::errc::invalid);
+    EXPECT_STREQ(r.err().object, "candidates");
+    EXPECT_EQ(calls, 0u);
 }
 
 TEST(autotune, choice_prints_as_one_json_object) {

@@ -79,3 +79,31 @@ TEST(bptree, range_stops_at_the_end_of_the_chain) {
     auto b = scan<interleaved>(t, 2);
     EXPECT_EQ(b[0], reference_sum(0, 5, 2));
 }
+
+TEST(bptree, every_policy_gives_the_same_sums_on_random_scans) {
+    for (unsigned seed = 1; seed <= 60; ++seed) {
+        // 1..200 shuffled leaves of 0..20 keys; 0..12 ranges starting at
+        // random leaves (or at no leaf), 0..30 leaves long (past the end too).
+        std::mt19937 rng(seed);
+        const std::size_t leaves = 1 + rng() % 200, ranges = rng() % 13;
+        const std::uint32_t keys = rng() % 21;
+        tree t = make_tree(leaves, keys, 1, true);
+        std::vector<const bptree_leaf*> chain;
+        for (const bptree_leaf* l = t.starts[0]; l; l = l->next) chain.push_back(l);
+        t.starts.clear();
+        std::vector<std::size_t> first;
+        for (std::size_t i = 0; i < ranges; ++i) {
+            first.push_back(rng() % (leaves + 1));
+            t.starts.push_back(first.back() < leaves ? chain[first.back()] : nullptr);
+        }
+        t.leaves_per_range = rng() % 31;
+        const std::size_t lanes = 1 + seed % 8;
+        const auto want = scan<sequential>(t, 1);
+        ASSERT_EQ(scan<interleaved>(t, lanes), want) << "seed " << seed;
+        ASSERT_EQ(scan<interleaved_no_prefetch>(t, lanes), want) << "seed " << seed;
+        for (std::size_t i = 0; i < ranges; ++i) {
+            const std::size_t n = first[i] < leaves ? std::min(t.leaves_per_range, leaves - first[i]) : 0;
+            ASSERT_EQ(want[i], reference_sum(first[i], n, keys)) << "seed " << seed << " range " << i;
+        }
+    }
+}

@@ -110,3 +110,25 @@ TEST(interleaver, a_kernel_call_checks_the_lane_count_under_every_policy) {
     ASSERT_TRUE((r.run_under<weft::batch::interleaved>(3, 3, make)));
     EXPECT_EQ(r.stats().lanes, 3u);
 }
+
+TEST(interleaver, runs_again_after_an_error_and_names_the_pool_and_its_limit) {
+    weft::batch::interleaver<4> r;
+    trace t;
+    {
+        weft::frame_pool<256, 2> two{"two_lanes"};
+        weft::use_frames scope{two};
+        auto st = r.run(3, 5, [&](std::size_t i) { return steps(t, int(i), 2); });
+        ASSERT_FALSE(st);
+        EXPECT_EQ(st.code(), weft::errc::no_memory);
+        EXPECT_STREQ(st.err().message().c_str(), "frame pool 'two_lanes': all slots in use (limit 2)");
+        EXPECT_EQ(r.stats().items, 2u);  // items 0 and 1, each once
+        EXPECT_EQ(t.order, (std::vector<int>{0, 10, 1, 11}));
+        EXPECT_EQ(two.in_use(), 0u);
+    }
+    // The same runner, the rest of the items, from the default pool.
+    t.order.clear();
+    ASSERT_TRUE(r.run(3, 3, [&](std::size_t i) { return steps(t, int(i) + 2, 2); }));
+    EXPECT_EQ(r.stats().items, 3u);
+    EXPECT_EQ(t.order, (std::vector<int>{20, 30, 40, 21, 31, 41}));
+    EXPECT_EQ(lane_frames.in_use(), 0u);
+}

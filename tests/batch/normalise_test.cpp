@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <vector>
 
 using namespace weft::batch;
@@ -62,4 +66,77 @@ TEST(normalise_kernel_args, rejects_non_rgb_batches) {
     b.channels = 1;
     interleaver<2> r;
     EXPECT_EQ((normalise<interleaved, f32>(r, 2, b, imagenet_params<f32>())).code(), weft::errc::invalid);
+}
+
+TEST(normalise_kernel_args, i16_extreme_inputs_stay_within_the_accumulator) {
+    // ImageNet constants: the largest |x - mean| x (1/std) over the whole
+    // Q2.13 range (x = -4, std 0.224) is 1.34e9 < 2^31: accepted, saturated.
+    std::vector<std::int16_t> in(3 * 2, -32768), out(3 * 2, 0);
+    in[1] = in[3] = in[5] = 32767;
+    const std::int16_t* ins[] = {in.data()};
+    std::int16_t* outs[] = {out.data()};
+    image_batch<i16> b{ins, outs, 1, 3, 1, 2, 1};
+    interleaver<2> r;
+    ASSERT_TRUE((normalise<sequential, i16>(r, 1, b, imagenet_params<i16>())));
+    for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], i % 2 ? 32767 : -32768) << i;
+}
+
+TEST(normalise_kernel_args, params_that_can_overflow_the_accumulator_are_invalid) {
+    // std 0.1 in i16: (4 - 0.5) x 10 in Q2.13 is 35 x 2^26 > 2^31, so an
+    // input at the top of the storage range overflowed int32 (undefined;
+    // in practice the output wrapped to a wrong sign).
+    normalise_params<i16> p = imagenet_params<i16>();
+    p.inv_std[1] = i16::acc_from_double(1 / 0.1);
+    std::vector<std::int16_t> in(3, 32767), out(3, 7);
+    const std::int16_t* ins[] = {in.data()};
+    std::int16_t* outs[] = {out.data()};
+    image_batch<i16> b{ins, outs, 1, 3, 1, 1, 1};
+    interleaver<2> r;
+    auto st = normalise<sequential, i16>(r, 1, b, p);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), weft::errc::invalid);
+    EXPECT_STREQ(st.err().object, "normalise_params");
+    EXPECT_EQ(out, (std::vector<std::int16_t>(3, 7)));  // nothing written
+    // i32 holds the same parameters.
+    normalise_params<i32> q = imagenet_params<i32>();
+    q.inv_std[1] = i32::acc_from_double(1 / 0.1);
+    std::vector<std::int32_t> in32(3, std::numeric_limits<std::int32_t>::max()), out32(3);
+    const std::int32_t* ins32[] = {in32.data()};
+    std::int32_t* outs32[] = {out32.data()};
+    image_batch<i32> b32{ins32, outs32, 1, 3, 1, 1, 1};
+    ASSERT_TRUE((normalise<sequential, i32>(r, 1, b32, q)));
+    EXPECT_EQ(out32[1], std::numeric_limits<std::int32_t>::max());
+}
+
+TYPED_TEST(normalise_kernel, every_policy_gives_the_same_bits_on_random_batches) {
+    using N = TypeParam;
+    using V = typename N::value;
+    for (unsigned seed = 1; seed <= 60; ++seed) {
+        // 0..6 images of 0..9 x 0..13 values at an odd element offset, over
+        // the whole storage range (and NaN / infinities for f32/f64).
+        std::mt19937 rng(seed);
+        const std::size_t images = rng() % 7, rows = rng() % 10, cols = rng() % 14, off = rng() % 4;
+        const std::size_t per = 3 * rows * cols;
+        auto in = batch_test::random_values<N>(off + images * per, seed, -4.5, 4.5);
+        if constexpr (!N::is_fixed)
+            for (std::size_t i = off; i < in.size(); i += 1 + rng() % 53)
+                in[i] = i % 3 ? std::numeric_limits<V>::quiet_NaN() : std::numeric_limits<V>::infinity();
+        std::vector<const V*> ins;
+        for (std::size_t i = 0; i < images; ++i) ins.push_back(in.data() + off + i * per);
+        const std::size_t step = rng() % 6, lanes = 1 + seed % 8;
+        auto run = [&](auto policy, std::size_t l) {
+            std::vector<V> out(off + images * per + 1, N::from_double(0.125));
+            std::vector<V*> outs;
+            for (std::size_t i = 0; i < images; ++i) outs.push_back(out.data() + off + i * per);
+            image_batch<N> b{ins.data(), outs.data(), images, 3, rows, cols, step};
+            interleaver<8> r;
+            EXPECT_TRUE((normalise<decltype(policy), N>(r, l, b, imagenet_params<N>())));
+            std::vector<unsigned char> bytes(out.size() * sizeof(V));
+            std::memcpy(bytes.data(), out.data(), bytes.size());  // NaN == NaN, bit for bit
+            return bytes;
+        };
+        const auto want = run(sequential{}, 1);
+        ASSERT_EQ(run(interleaved{}, lanes), want) << "seed " << seed;
+        ASSERT_EQ(run(interleaved_no_prefetch{}, lanes), want) << "seed " << seed;
+    }
 }

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 using namespace weft::batch;
 
 TEST(numeric, fixed_point_scales_match_the_thesis) {
@@ -30,4 +34,24 @@ TEST(numeric, floating_types_are_plain) {
     EXPECT_EQ(f32::mul(2.f, 3.f), 6.f);
     EXPECT_EQ(f64::from_double(0.1), 0.1);
     static_assert(!f64::is_fixed && i32::is_fixed);
+}
+
+TEST(numeric, nan_converts_to_zero_not_to_an_undefined_integer) {
+    // A NaN from a broken sensor or a 0/0 must not reach a float-to-int
+    // conversion: that is undefined (x86 gives INT_MIN, UBSan aborts).
+    volatile double nan = std::nan("");
+    EXPECT_EQ(i16::from_double(nan), 0);
+    EXPECT_EQ(i32::from_double(nan), 0);
+    EXPECT_EQ(i16::acc_from_double(nan), 0);
+    EXPECT_EQ(i32::acc_from_double(nan), 0);
+}
+
+TEST(numeric, accumulator_constants_saturate_at_the_accumulator_range) {
+    volatile double big = 1e6, inf = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(i16::acc_from_double(big), std::numeric_limits<std::int32_t>::max());
+    EXPECT_EQ(i16::acc_from_double(-big), std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(i32::acc_from_double(inf), std::numeric_limits<std::int64_t>::max());
+    EXPECT_EQ(i32::acc_from_double(-inf), std::numeric_limits<std::int64_t>::min());
+    EXPECT_EQ(i16::from_double(inf), 32767);
+    EXPECT_EQ(i16::acc_from_double(0.5), 4096);
 }

@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 
 namespace weft::batch {
 
@@ -176,7 +177,9 @@ inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, st
 /// promoted into those sets (at most promotion_passes refills per round).
 /// Not ISR-safe; allocates nothing (about 11 KiB of stack); reorders `c`:
 /// the ranked candidates first (best first), capped ones last.
-/// Errors: errc::invalid when there is no candidate, when more than
+/// Errors: errc::invalid when there is no candidate or one has no lanes,
+/// when a sample is NaN or infinite (object "calibrate"; the tuner stops
+/// at that sample), when more than
 /// tune_max_screened candidates would be screened (o.max_trials and
 /// enough eligible candidates), or when 3 + o.final_runs exceeds
 /// tune_max_samples: the tuner keeps that many, and would otherwise drop
@@ -189,6 +192,8 @@ template <class Calibrate>
 result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, std::size_t n,
                              Calibrate&& calibrate, tune_options o = {}) noexcept {
     if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 0, "no candidate"};
+    for (std::size_t i = 0; i < n; ++i)
+        if (c[i].lanes == 0) return error{errc::invalid, "autotune", "candidates", 0, "a candidate has 0 lanes"};
     if (3 + o.final_runs > tune_max_samples)
         return error{errc::invalid, "autotune", "final_runs", tune_max_samples - 3,
                      "more samples per finalist than the tuner keeps"};
@@ -213,9 +218,20 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     if (screened > tune_max_screened)
         return error{errc::invalid, "autotune", "max_trials", tune_max_screened,
                      "more candidates to screen than the tuner ranks"};
+    // NaN compares false, so a NaN sample (0/0 from a clock too coarse for
+    // the sample) would sit anywhere in the ranking, and an infinite one
+    // would win: either is a broken calibration, reported rather than ranked.
+    bool bad = false;
+    auto sample = [&](const tune_candidate& x) {
+        const double v = calibrate(x);
+        if (!(v >= -std::numeric_limits<double>::max() && v <= std::numeric_limits<double>::max())) bad = true;
+        return v;
+    };
+    const error bad_sample{errc::invalid, "autotune", "calibrate", 0, "sample is not a finite number"};
     for (std::size_t i = 0; i < screened; ++i) {
-        c[i].speedup = calibrate(c[i]);
+        c[i].speedup = sample(c[i]);
         c[i].measured = true;
+        if (bad) return bad_sample;
     }
     ch.trials = screened;
     // 3. final, by successive halving: the best third gets two more samples
@@ -257,8 +273,9 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
                 for (std::size_t i = 0; i < top; ++i) {
                     const std::size_t j = ord[i];
                     if (count[j] >= target) continue;
-                    samples[j][count[j]++] = calibrate(c[j]);
+                    samples[j][count[j]++] = sample(c[j]);
                     ++ch.trials;
+                    if (bad) return;
                     any = sampled = true;
                 }
             }
@@ -276,7 +293,8 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     const std::size_t third = (keep + 2) / 3 > fin ? (keep + 2) / 3 : fin;
     if (o.final_runs > 0) {
         round(third, 3);
-        round(fin, 3 + o.final_runs);
+        if (!bad) round(fin, 3 + o.final_runs);
+        if (bad) return bad_sample;
     }
     {
         tune_candidate sorted[tune_max_screened];

@@ -11,6 +11,7 @@
 // Fixed-point products are (a * b) >> frac_bits in the accumulator type; the
 // shift of a negative value is arithmetic (defined since C++20), so results
 // are bit-exact on every target.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -24,20 +25,19 @@ struct fixed_point {
     static constexpr int frac_bits = FracBits;
     static constexpr bool is_fixed = true;
     static constexpr Acc one = Acc(1) << FracBits;
+    /// Products of two storage values a sum may add without overflowing
+    /// Acc, whatever the values (the largest product is min x min):
+    /// 16383 for i16, 2^27 - 1 for i32. svm_infer refuses longer rows.
+    static constexpr std::size_t max_sum_terms = std::size_t(
+        std::numeric_limits<Acc>::max() /
+        ((Acc(std::numeric_limits<Value>::min()) * Acc(std::numeric_limits<Value>::min())) >> FracBits));
 
-    /// Nearest representable value of x, saturated to the storage range.
-    static constexpr Value from_double(double x) noexcept {
-        double s = x * double(one);
-        s = s < 0 ? s - 0.5 : s + 0.5;
-        if (s >= double(std::numeric_limits<Value>::max())) return std::numeric_limits<Value>::max();
-        if (s <= double(std::numeric_limits<Value>::min())) return std::numeric_limits<Value>::min();
-        return Value(s);
-    }
-    /// An accumulator-scale constant (may exceed the storage range).
-    static constexpr Acc acc_from_double(double x) noexcept {
-        double s = x * double(one);
-        return Acc(s < 0 ? s - 0.5 : s + 0.5);
-    }
+    /// Nearest representable value of x, saturated to the storage range;
+    /// NaN gives 0.
+    static constexpr Value from_double(double x) noexcept { return round_to<Value>(x); }
+    /// An accumulator-scale constant (may exceed the storage range),
+    /// saturated to the accumulator range; NaN gives 0.
+    static constexpr Acc acc_from_double(double x) noexcept { return round_to<Acc>(x); }
     static constexpr double to_double(Acc v) noexcept { return double(v) / double(one); }
     /// a * b at the same scale. Precondition: the raw product fits in Acc
     /// (always true for two storage values).
@@ -48,6 +48,19 @@ struct fixed_point {
         if (v < Acc(std::numeric_limits<Value>::min())) return std::numeric_limits<Value>::min();
         return Value(v);
     }
+
+private:
+    template <class Int>
+    static constexpr Int round_to(double x) noexcept {
+        double s = x * double(one);
+        // Converting a NaN or out-of-range double to an integer is
+        // undefined (x86 gives the minimum, UBSan aborts): clamp first.
+        if (s != s) return 0;
+        s = s < 0 ? s - 0.5 : s + 0.5;
+        if (s >= double(std::numeric_limits<Int>::max())) return std::numeric_limits<Int>::max();
+        if (s <= double(std::numeric_limits<Int>::min())) return std::numeric_limits<Int>::min();
+        return Int(s);
+    }
 };
 
 template <class Value>
@@ -55,6 +68,7 @@ struct floating_point {
     using value = Value;
     using acc = Value;
     static constexpr bool is_fixed = false;
+    static constexpr std::size_t max_sum_terms = std::numeric_limits<std::size_t>::max();
     static constexpr Value from_double(double x) noexcept { return Value(x); }
     static constexpr Value acc_from_double(double x) noexcept { return Value(x); }
     static constexpr double to_double(Value v) noexcept { return double(v); }

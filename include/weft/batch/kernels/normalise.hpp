@@ -10,6 +10,7 @@
 #include <weft/batch/prefetch.hpp>
 
 #include <cstddef>
+#include <limits>
 
 namespace weft::batch {
 
@@ -34,6 +35,31 @@ typename N::value normalise_value(typename N::value x, typename N::acc mean,
     return N::narrow(N::mul(typename N::acc(x) - mean, inv_std));
 }
 
+namespace detail {
+/// True when (x - mean) * inv_std fits N's accumulator for every storage
+/// value x, not only for the [0, 1] inputs the kernel expects: an input is
+/// data, and data out of range must saturate, not overflow.
+template <class N>
+bool normalise_fits(const normalise_params<N>& p) noexcept {
+    if constexpr (!N::is_fixed) {
+        return true;
+    } else {
+        // In double: exact near the int32 bound; near 2^63 rounding is
+        // monotonic and 2^63 is representable, so "< lim" stays sound.
+        constexpr double lim = double(std::numeric_limits<typename N::acc>::max());
+        constexpr double lo = double(std::numeric_limits<typename N::value>::min());
+        constexpr double hi = double(std::numeric_limits<typename N::value>::max());
+        auto mag = [](double v) { return v < 0 ? -v : v; };
+        for (std::size_t c = 0; c < 3; ++c) {
+            const double m = double(p.mean[c]);
+            const double d = mag(lo - m) > mag(hi - m) ? mag(lo - m) : mag(hi - m);
+            if (!(d < lim && d * mag(double(p.inv_std[c])) < lim)) return false;
+        }
+        return true;
+    }
+}
+}  // namespace detail
+
 /// Lane body: normalise image `item` (channels must be 3).
 template <class Policy, class N>
 lane normalise_lane(const image_batch<N>& b, const normalise_params<N>& p, std::size_t item) {
@@ -53,11 +79,18 @@ lane normalise_lane(const image_batch<N>& b, const normalise_params<N>& p, std::
 }
 
 /// Normalises every image of `b` on `runner`.
-/// Precondition: b.channels == 3 (errc::invalid otherwise).
+/// Errors (nothing written): errc::invalid when b.channels != 3, or when
+/// some storage value x could overflow the fixed-point accumulator in
+/// (x - mean) * inv_std (i16: std below 0.125-0.16, by the mean, where
+/// outputs of [0, 1] inputs saturate anyway; i32: std below about 0.016);
+/// those of interleaver::run.
 template <class Policy, class N, std::size_t K>
 status normalise(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
                  const normalise_params<N>& p) noexcept {
     if (b.channels != 3) return error{errc::invalid, "normalise", "image_batch", 3, "needs 3 channels"};
+    if (!detail::normalise_fits(p))
+        return error{errc::invalid, "normalise", "normalise_params", 0,
+                     "(x - mean) * inv_std can overflow the accumulator"};
     return runner.template run_under<Policy>(lanes, b.images,
         [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });
 }

@@ -65,8 +65,12 @@ lane svm_lane(const svm_batch<N>& b, std::size_t item) {
 }
 
 /// Scores every table of `b` on `runner` (one lane when Policy is sequential).
+/// Errors: errc::invalid when features exceeds N::max_sum_terms (i16: 16383;
+/// a longer int32 sum can overflow), nothing written; those of interleaver::run.
 template <class Policy, class N, std::size_t K>
 status svm_infer(interleaver<K>& runner, std::size_t lanes, const svm_batch<N>& b) noexcept {
+    if (b.features > N::max_sum_terms)
+        return error{errc::invalid, "svm_batch", "features", N::max_sum_terms, "w . x can overflow the accumulator"};
     return runner.template run_under<Policy>(lanes, b.table_count,
         [&b](std::size_t i) { return svm_lane<Policy, N>(b, i); });
 }
