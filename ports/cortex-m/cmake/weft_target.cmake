@@ -1,16 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
 # Helpers for firmware images of the Cortex-M port.
 #
-#   weft_target_executable(NAME src...)  NAME.elf + NAME.map; fails the build
-#                                         if the heap/exception runtime links
-#   weft_target_test(NAME [ICOUNT] [TIMEOUT s] [SERIAL_IN file] [SERIAL_EXPECT file])
+#   weft_target_executable(NAME [NO_FAULT_REPORT] src...)
+#                                         NAME.elf + NAME.map; fails the build
+#                                         if the heap/exception runtime links;
+#                                         NO_FAULT_REPORT: faults end with a
+#                                         generic line (1.3 KB less flash)
+#   weft_target_test(NAME [ICOUNT] [TIMEOUT s] [SERIAL_IN file] [SERIAL_EXPECT file]
+#                    [EXPECT_EXIT n] [EXPECT_CONSOLE regex])
 #                                         runs NAME.elf under QEMU in CTest;
-#                                         SERIAL_*: UART0's wire (see qemu-run)
+#                                         SERIAL_*: UART0's wire; EXPECT_*: a
+#                                         firmware that must fail (see qemu-run)
 set(WEFT_CHECK_NO_HEAP ${CMAKE_CURRENT_LIST_DIR}/check_no_heap.cmake)
 
 function(weft_target_executable name)
-    add_executable(${name} ${ARGN})
+    cmake_parse_arguments(arg "NO_FAULT_REPORT" "" "" ${ARGN})
+    add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
     target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_flags)
+    if(NOT arg_NO_FAULT_REPORT)
+        target_link_libraries(${name} PRIVATE weft_cortex_m_fault_report)
+    endif()
     target_link_options(${name} PRIVATE -Wl,-Map=$<TARGET_FILE_DIR:${name}>/${name}.map)
     add_custom_command(TARGET ${name} POST_BUILD
         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DELF=$<TARGET_FILE:${name}> -P ${WEFT_CHECK_NO_HEAP}
@@ -18,7 +27,7 @@ function(weft_target_executable name)
 endfunction()
 
 function(weft_target_test name)
-    cmake_parse_arguments(arg "ICOUNT" "TIMEOUT;SERIAL_IN;SERIAL_EXPECT" "" ${ARGN})
+    cmake_parse_arguments(arg "ICOUNT" "TIMEOUT;SERIAL_IN;SERIAL_EXPECT;EXPECT_EXIT;EXPECT_CONSOLE" "" ${ARGN})
     if(NOT arg_TIMEOUT)
         set(arg_TIMEOUT 60)
     endif()
@@ -31,6 +40,12 @@ function(weft_target_test name)
     endif()
     if(arg_SERIAL_EXPECT)
         list(APPEND extra --serial-expect ${arg_SERIAL_EXPECT})
+    endif()
+    if(DEFINED arg_EXPECT_EXIT)
+        list(APPEND extra --expect-exit ${arg_EXPECT_EXIT})
+    endif()
+    if(arg_EXPECT_CONSOLE)
+        list(APPEND extra --expect-console ${arg_EXPECT_CONSOLE})
     endif()
     add_test(NAME target.${name}
         COMMAND ${WEFT_QEMU_RUN} --board ${WEFT_BOARD} --timeout ${arg_TIMEOUT} ${extra} $<TARGET_FILE:${name}>)

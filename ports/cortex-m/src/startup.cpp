@@ -10,6 +10,7 @@ extern "C" {
 // From mps2.ld.
 extern std::uint32_t weft_data_load[], weft_data_start[], weft_data_end[];
 extern std::uint32_t weft_bss_start[], weft_bss_end[], weft_stack_top[];
+extern std::uint32_t weft_stack_limit[];
 extern void (*weft_preinit_array_start[])(), (*weft_preinit_array_end[])();
 extern void (*weft_init_array_start[])(), (*weft_init_array_end[])();
 
@@ -20,13 +21,14 @@ void weft_default_handler();
 
 namespace weft::port::cortex_m {
 void start_clock() noexcept;
+void guard_stack() noexcept;
 }
 
 extern "C" {
 
 // Exception and interrupt handlers a program may define (strong symbols win
 // over these weak aliases). Interrupt line n is `weft_irq_handler_<n>`.
-#define WEFT_WEAK_HANDLER(name) void name() __attribute__((weak, alias("weft_default_handler")))
+#define WEFT_WEAK_HANDLER(name) void name() noexcept __attribute__((weak, alias("weft_default_handler")))
 WEFT_WEAK_HANDLER(weft_nmi_handler);
 WEFT_WEAK_HANDLER(weft_hardfault_handler);
 WEFT_WEAK_HANDLER(weft_memmanage_handler);
@@ -89,9 +91,14 @@ __attribute__((section(".isr_vector"), used)) extern const vector weft_vector_ta
     weft_irq_handler_28, weft_irq_handler_29, weft_irq_handler_30, weft_irq_handler_31,
 };
 
-void weft_default_handler() { weft::port::fatal("weft: unexpected exception or interrupt"); }
+// Every fault, and every exception or interrupt without a handler of its
+// own, ends here: in the fault report (fault.cpp, weft_fault_entry) or, in
+// a firmware built without it (NO_FAULT_REPORT), with one line. A branch,
+// not a call: the report reads EXC_RETURN from lr.
+[[gnu::naked]] void weft_default_handler() { __asm volatile("b weft_fault_entry"); }
+[[noreturn, gnu::weak, gnu::used]] void weft_fault_entry() { weft::port::fatal("weft: fault (no fault report)"); }
 
-// Reset: RAM set-up, FPU, clock, C++ constructors, main(), exit.
+// Reset: RAM set-up, FPU, stack guard, clock, C++ constructors, main(), exit.
 __attribute__((noreturn, used)) void weft_reset_handler() {
     for (std::uint32_t *src = weft_data_load, *dst = weft_data_start; dst < weft_data_end;) *dst++ = *src++;
     for (std::uint32_t* dst = weft_bss_start; dst < weft_bss_end;) *dst++ = 0;
@@ -100,6 +107,7 @@ __attribute__((noreturn, used)) void weft_reset_handler() {
     weft::port::mps2::scb_cpacr() |= (0xFu << 20);
     __asm volatile("dsb\n\tisb" ::: "memory");
 #endif
+    weft::port::cortex_m::guard_stack();
     weft::port::cortex_m::start_clock();
     for (auto* f = weft_preinit_array_start; f < weft_preinit_array_end; ++f) (*f)();
     for (auto* f = weft_init_array_start; f < weft_init_array_end; ++f) (*f)();
@@ -116,6 +124,10 @@ void* __dso_handle = nullptr;
 }  // extern "C"
 
 namespace weft::port::cortex_m {
+
+// The stack guard is the fault report's (fault.cpp): a firmware built
+// without it (NO_FAULT_REPORT) keeps the smallest start-up and no guard.
+[[gnu::weak]] void guard_stack() noexcept {}
 
 void start_clock() noexcept {
     auto& t = mps2::timer0();

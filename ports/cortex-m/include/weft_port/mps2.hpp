@@ -84,6 +84,24 @@ struct systick_regs {
 };
 inline systick_regs& systick() noexcept { return *reinterpret_cast<systick_regs*>(0xE000E010u); }
 inline volatile std::uint32_t& scb_cpacr() noexcept { return *reinterpret_cast<volatile std::uint32_t*>(0xE000ED88u); }
+/// Fault status and address registers (ARMv7-M ARM, B3.2.15-B3.2.18).
+struct scb_fault_regs {
+    volatile std::uint32_t cfsr;  // MemManage (bits 0-7), BusFault (8-15), UsageFault (16-31) status
+    volatile std::uint32_t hfsr;  // bit 30 FORCED: a configurable fault escalated to HardFault
+    volatile std::uint32_t dfsr;
+    volatile std::uint32_t mmfar;  // valid if cfsr bit 7 (MMARVALID)
+    volatile std::uint32_t bfar;   // valid if cfsr bit 15 (BFARVALID)
+};
+inline scb_fault_regs& scb_faults() noexcept { return *reinterpret_cast<scb_fault_regs*>(0xE000ED28u); }
+/// PMSAv7 MPU (ARMv7-M ARM, B3.5); QEMU gives both boards 8 regions.
+struct mpu_regs {
+    volatile std::uint32_t type;  // bits 8-15 DREGION: number of regions (0: no MPU)
+    volatile std::uint32_t ctrl;  // bit 0 enable, bit 2 PRIVDEFENA (default map for privileged code)
+    volatile std::uint32_t rnr;
+    volatile std::uint32_t rbar;
+    volatile std::uint32_t rasr;  // bit 0 enable, bits 1-5 log2(size) - 1, bits 24-26 AP (0: no access), 28 XN
+};
+inline mpu_regs& mpu() noexcept { return *reinterpret_cast<mpu_regs*>(0xE000ED90u); }
 
 /// Enables interrupt line n in the NVIC.
 inline void enable_irq(unsigned n) noexcept { nvic_iser()[n / 32] = 1u << (n % 32); }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a firmware prints, and how it exits, when it goes wrong: each build
+// of this file (WEFT_FAULT = 1 to 4) ends in one fault, and CTest checks
+// the exit status (2, as for fatal()) and the console line
+// (tests/target/CMakeLists.txt). A run that reaches the end of main()
+// prints "0 passed, 1 failed" and exits 1: nothing was detected.
+#include "target_test.hpp"
+
+#include <weft_port/mps2.hpp>
+
+namespace {
+
+volatile std::uint32_t sink;
+
+// 64 frames of more than 256 bytes: twice the 8 KiB stack (WEFT_STACK_BYTES).
+[[gnu::noinline]] std::uint32_t deep(std::uint32_t n) {
+    volatile std::uint32_t buf[64];
+    buf[0] = n;
+    sink = buf[0];
+    return n == 0 ? 0 : deep(n - 1) + buf[0];
+}
+
+}  // namespace
+
+// Handlers run on the same (main) stack: an overflow here is caught alike.
+extern "C" void weft_irq_handler_31() { sink = deep(64); }
+
+int main() {
+    weft::target_test::say("fault test ", WEFT_FAULT, " on ", weft::port::target_name(), "\n");
+#if WEFT_FAULT == 1
+    sink = deep(64);  // runs off the end of the stack
+#elif WEFT_FAULT == 2
+    __asm volatile("udf #7");  // an undefined instruction
+#elif WEFT_FAULT == 3
+    weft::port::mps2::enable_irq(12);  // a line no handler was defined for
+    weft::port::mps2::pend_irq(12);
+#elif WEFT_FAULT == 4
+    weft::port::mps2::enable_irq(weft::port::mps2::soft_irq0);
+    weft::port::mps2::pend_irq(weft::port::mps2::soft_irq0);
+#endif
+    weft::target_test::say("0 passed, 1 failed\n");
+    return 1;
+}
