@@ -232,3 +232,35 @@ TEST(mode, update_cancels_its_own_event_when_a_resumed_one_shares_the_tag) {
 
 
 }  // namespace
+
+// Startup and shutdown in modes (LF: a mode's startup reactions run when
+// it is first entered, once; its shutdown reactions run at the end if it
+// was ever entered, active or not; lingua-franca
+// test/C/src/modal_models/ModalStartupShutdown.lf). Found writing
+// examples/traffic_light.
+namespace {
+struct startup_in_modes : reactor {
+    startup_in_modes(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    mode C{*this, "C"};  // never entered
+    timer t1{*this, "t1", 1ms};
+    timer t2{*this, "t2", 2ms};
+    timer t3{*this, "t3", 3ms};
+    reaction go{*this, "go", on(t1, t2, t3), [this] { set_mode(t2.is_present() ? A : B); }};
+    reaction a_start{A, "a_start", on(startup()), [this] { tr_.add(*this, "A startup"); }};
+    reaction b_start{B, "b_start", on(startup()), [this] { tr_.add(*this, "B startup"); }};
+    reaction b_reset{B, "b_reset", on(B.on_reset()), [this] { tr_.add(*this, "B reset"); }};
+    reaction c_start{C, "c_start", on(startup()), [this] { tr_.add(*this, "C startup"); }};
+    reaction a_stop{A, "a_stop", on(shutdown()), [this] { tr_.add(*this, "A shutdown"); }};
+    reaction b_stop{B, "b_stop", on(shutdown()), [this] { tr_.add(*this, "B shutdown"); }};
+    reaction c_stop{C, "c_stop", on(shutdown()), [this] { tr_.add(*this, "C shutdown"); }};
+};
+}  // namespace
+
+TEST(mode, startup_runs_on_first_entry_and_shutdown_in_every_mode_entered) {
+    const auto lines = traced<startup_in_modes>(5ms);
+    EXPECT_EQ(lines, (std::vector<std::string>{"0ms/0 A startup", "1ms/1 B startup", "1ms/1 B reset",
+                                               "3ms/1 B reset", "3ms/2 A shutdown", "3ms/2 B shutdown"}));
+}

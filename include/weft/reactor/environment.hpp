@@ -57,7 +57,7 @@ inline void basic_environment::drain_physical() noexcept {
 }
 
 inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
-    if (r.mode_ && !detail::mode_active(r.mode_)) return;
+    if (r.mode_ && !detail::mode_active(r.mode_) && !runs_at_shutdown(r)) return;
     if (r.deadline_ >= 0) {
         std::int64_t lag = std::int64_t(to_ns(ex_->now()) - start_ns_) - now_.time;
         if (detail::deadline_missed(lag, r.deadline_)) {

@@ -44,6 +44,8 @@ public:
         init(owner, name);
         initial_ = true;
         entered_ = true;
+        // Active at startup unless it is nested in a mode that is not.
+        started_ = !owner.mode_ || owner.mode_->started_;
         owner.current_mode_ = this;
     }
     mode(const mode&) = delete;
@@ -72,6 +74,7 @@ private:
         detail::init_element(reset_, detail::place{&owner, this}, name, detail::element_kind::reset);
         reset_.fire_ = [](detail::element* e, std::uint16_t) noexcept {
             e->owner_->env_->make_present(*e);
+            if (e->mode_->startup_due_) e->owner_->env_->start_mode(*e->mode_);
         };
     }
     detail::element reset_;  // init_element in the constructor

@@ -80,8 +80,36 @@ inline void basic_environment::enter_reset(detail::mode_node& m) noexcept {
     for (detail::element* e = first_element_; e; e = e->next_global_) {
         if (!e->mode_ || !detail::mode_within(e->mode_, &m) || !detail::mode_active(e->mode_)) continue;
         if (e->start_) e->start_(e);  // timers restart at now + offset
-        if (e->kind_ == detail::element_kind::reset && e->readers_) (void)post(*e, next, 0);
+        if (e->kind_ != detail::element_kind::reset) continue;
+        // A first entry runs the mode's startup reactions with its reset
+        // reactions (LF), also for nested modes that become active now.
+        detail::mode_node& em = *e->mode_;
+        em.startup_due_ = !em.started_ && has_startup_reactions(em);
+        em.started_ = true;
+        if (e->readers_ || em.startup_due_) (void)post(*e, next, 0);
     }
+}
+
+inline bool basic_environment::has_startup_reactions(const detail::mode_node& m) const noexcept {
+    for (const detail::link* l = startup_.readers_; l; l = l->next)
+        if (l->kind == detail::role::trigger && l->owner->mode_ == &m) return true;
+    return false;
+}
+
+inline void basic_environment::start_mode(detail::mode_node& m) noexcept {
+    m.startup_due_ = false;
+    for (detail::link* l = startup_.readers_; l; l = l->next)
+        if (l->kind == detail::role::trigger && l->owner->mode_ == &m)
+            detail::ready_set::mark(*l->ready_word, l->ready_bit, parallel_);
+}
+
+// LF: at the last tag, the shutdown reactions of every mode that was ever
+// active run, whether or not it is active then.
+inline bool basic_environment::runs_at_shutdown(const detail::reaction_node& r) const noexcept {
+    if (!is_present(shutdown_) || !r.mode_->started_) return false;
+    for (std::uint8_t i = 0; i < r.link_count_; ++i)
+        if (r.links_[i].target == &shutdown_ && r.links_[i].kind == detail::role::trigger) return true;
+    return false;
 }
 
 inline void basic_environment::enter_history(detail::mode_node& m) noexcept {

@@ -135,6 +135,11 @@ struct mode_node {
     element* reset_trigger_ = nullptr;
     bool initial_ = false;
     bool entered_ = false;  // entered at least once (history needs a past)
+    // Active at some tag so far: its startup reactions have run (LF runs
+    // them once, on first entry) and its shutdown reactions will run at
+    // the end even if it is inactive then.
+    bool started_ = false;
+    bool startup_due_ = false;  // first entry this tag: startup with its reset trigger
 };
 
 /// State that a reset transition restores (see mode.hpp: reset_state<T>).

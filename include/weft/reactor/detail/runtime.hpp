@@ -281,6 +281,15 @@ private:
     void suspend_events(detail::mode_node& leaving) noexcept;
     void enter_reset(detail::mode_node& entering) noexcept;
     void enter_history(detail::mode_node& entering) noexcept;
+    bool has_startup_reactions(const detail::mode_node& m) const noexcept;
+    bool runs_at_shutdown(const detail::reaction_node& r) const noexcept;
+
+public:
+    /// A mode entered for the first time: triggers its startup reactions
+    /// (at its reset trigger's tag). Scheduler thread (mode.hpp).
+    void start_mode(detail::mode_node& m) noexcept;
+
+private:
 
     environment_config cfg_;
     detail::event_queue queue_;
