@@ -83,7 +83,7 @@ TEST(timer, queue_smaller_than_bound_is_rejected_at_assembly) {
     auto s = env.assemble();
     ASSERT_FALSE(s);
     EXPECT_EQ(s.code(), errc::overflow);
-    EXPECT_STREQ(s.err().message().c_str(), "environment 'tiny': event queue smaller than the timer bound (limit 1)");
+    EXPECT_STREQ(s.err().message().c_str(), "environment 'tiny': event queue has fewer slots than timers (limit 1)");
 }
 
 struct once : reactor {

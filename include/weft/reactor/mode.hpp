@@ -58,7 +58,9 @@ public:
     /// Is this mode (and every mode around it) current?
     bool active() const noexcept { return detail::mode_active(this); }
     /// The reset trigger (LF `reaction(reset)`): present one microstep
-    /// after a reset transition into this mode.
+    /// after a reset transition into this mode. Not at start for the
+    /// initial mode (no transition led there): a reaction for every entry
+    /// of it is `on(startup(), m.on_reset())`.
     detail::element& on_reset() noexcept { return reset_; }
 
 private:

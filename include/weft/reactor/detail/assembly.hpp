@@ -96,7 +96,7 @@ inline status basic_environment::assemble_graph() noexcept {
     }
     if (timer_only && timers > queue_.capacity())
         return error{errc::overflow, "environment", cfg_.name, queue_.capacity(),
-                     "event queue smaller than the timer bound"};
+                     "event queue has fewer slots than timers"};
 
     // (3) Kahn: by_rank_ doubles as the FIFO of the topological order.
     const std::uint32_t n = reaction_count_;
