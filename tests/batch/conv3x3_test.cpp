@@ -88,9 +88,7 @@ TYPED_TEST(conv3x3_kernel_test, every_policy_gives_the_same_bits_on_random_batch
         const std::size_t images = rng() % 7, rows = 3 + rng() % 8, cols = 3 + rng() % 10, off = rng() % 4;
         const std::size_t plane = rows * cols;
         auto in = batch_test::random_values<N>(off + images * plane, seed, -4.5, 4.5);
-        if constexpr (!N::is_fixed)
-            for (std::size_t i = off; i < in.size(); i += 1 + rng() % 53)
-                in[i] = i % 3 ? std::numeric_limits<V>::quiet_NaN() : -std::numeric_limits<V>::infinity();
+        batch_test::sprinkle_non_finite<N>(in, off, rng, V(-std::numeric_limits<V>::infinity()));
         auto kv = batch_test::random_values<N>(9, seed + 1, -4.5, 4.5);
         conv3x3_kernel<N> k;
         for (int i = 0; i < 9; ++i) k.k[i] = kv[std::size_t(i)];
@@ -98,15 +96,10 @@ TYPED_TEST(conv3x3_kernel_test, every_policy_gives_the_same_bits_on_random_batch
         for (std::size_t i = 0; i < images; ++i) ins.push_back(in.data() + off + i * plane);
         const std::size_t step = rng() % 6, lanes = 1 + seed % 8;
         auto run = [&](auto policy, std::size_t l) {
-            std::vector<V> out(off + images * plane + 1, N::from_double(0.125));
-            std::vector<V*> outs;
-            for (std::size_t i = 0; i < images; ++i) outs.push_back(out.data() + off + i * plane);
-            image_batch<N> b{ins.data(), outs.data(), images, 1, rows, cols, step};
-            interleaver<8> r;
-            EXPECT_TRUE((conv3x3<decltype(policy), N>(r, l, b, k)));
-            std::vector<unsigned char> bytes(out.size() * sizeof(V));
-            std::memcpy(bytes.data(), out.data(), bytes.size());  // NaN == NaN, bit for bit
-            return bytes;
+            return batch_test::image_run_bytes<N>(ins, off, plane, 1, rows, cols, step, [&](image_batch<N>& b) {
+                interleaver<8> r;
+                return conv3x3<decltype(policy), N>(r, l, b, k);
+            });
         };
         const auto want = run(sequential{}, 1);
         ASSERT_EQ(run(interleaved{}, lanes), want) << "seed " << seed;

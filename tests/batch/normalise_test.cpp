@@ -118,22 +118,15 @@ TYPED_TEST(normalise_kernel, every_policy_gives_the_same_bits_on_random_batches)
         const std::size_t images = rng() % 7, rows = rng() % 10, cols = rng() % 14, off = rng() % 4;
         const std::size_t per = 3 * rows * cols;
         auto in = batch_test::random_values<N>(off + images * per, seed, -4.5, 4.5);
-        if constexpr (!N::is_fixed)
-            for (std::size_t i = off; i < in.size(); i += 1 + rng() % 53)
-                in[i] = i % 3 ? std::numeric_limits<V>::quiet_NaN() : std::numeric_limits<V>::infinity();
+        batch_test::sprinkle_non_finite<N>(in, off, rng, V(std::numeric_limits<V>::infinity()));
         std::vector<const V*> ins;
         for (std::size_t i = 0; i < images; ++i) ins.push_back(in.data() + off + i * per);
         const std::size_t step = rng() % 6, lanes = 1 + seed % 8;
         auto run = [&](auto policy, std::size_t l) {
-            std::vector<V> out(off + images * per + 1, N::from_double(0.125));
-            std::vector<V*> outs;
-            for (std::size_t i = 0; i < images; ++i) outs.push_back(out.data() + off + i * per);
-            image_batch<N> b{ins.data(), outs.data(), images, 3, rows, cols, step};
-            interleaver<8> r;
-            EXPECT_TRUE((normalise<decltype(policy), N>(r, l, b, imagenet_params<N>())));
-            std::vector<unsigned char> bytes(out.size() * sizeof(V));
-            std::memcpy(bytes.data(), out.data(), bytes.size());  // NaN == NaN, bit for bit
-            return bytes;
+            return batch_test::image_run_bytes<N>(ins, off, per, 3, rows, cols, step, [&](image_batch<N>& b) {
+                interleaver<8> r;
+                return normalise<decltype(policy), N>(r, l, b, imagenet_params<N>());
+            });
         };
         const auto want = run(sequential{}, 1);
         ASSERT_EQ(run(interleaved{}, lanes), want) << "seed " << seed;
