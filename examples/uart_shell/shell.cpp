@@ -52,10 +52,13 @@ unsigned commands = 0, errors = 0, noise = 0;
     return r;
 }
 
-// "<ms>", digits only, at most max_sleep_ms.
-bool parse_ms(std::string_view s, unsigned& ms) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), ms);
-    return ec == std::errc{} && end == s.data() + s.size() && ms <= max_sleep_ms;
+// "sleep <ms>": <ms> digits only, at most max_sleep_ms. (Not substr():
+// it can throw, which links the exception runtime on the board.)
+bool parse_ms(std::string_view cmd, unsigned& ms) {
+    const char* arg = cmd.data() + 6;  // after "sleep "
+    const char* end = cmd.data() + cmd.size();
+    auto [stop, ec] = std::from_chars(arg, end, ms);
+    return ec == std::errc{} && stop == end && ms <= max_sleep_ms;
 }
 
 // Runs one command line. `sleep` is answered by a sleeper task, so the
@@ -72,7 +75,7 @@ task<> run(std::string_view cmd) {
     } else if (!cmd.starts_with("sleep ")) {
         ++errors;
         r = say("error: unknown command '%.*s'", int(cmd.size()), cmd.data());
-    } else if (!parse_ms(cmd.substr(6), ms)) {
+    } else if (!parse_ms(cmd, ms)) {
         ++errors;
         r = say("error: usage: sleep <ms>, 0 to %u", max_sleep_ms);
     } else if (!sleeps.try_send(ms)) {  // every sleeper busy: refuse rather than block the shell
@@ -134,7 +137,7 @@ task<> uart_writer() {
 // [docs:uart_shell]
 }  // namespace
 
-void start_shell(executor& ex, sim::uart& uart, sim::led& led_driver) {
+void start_shell(executor& ex, ::board::uart& uart, ::board::led& led_driver) {
     exec = &ex;
     started = ex.now();
     static auto r = connect(ex, rx, uart.rx());

@@ -2,7 +2,10 @@
 // snprintf/vsnprintf for the board, replacing newlib's: newlib's pulls in
 // malloc (through _sbrk) and ~6 KB of text. This one writes into the caller's
 // buffer only. Supports what weft's messages use: %s %c %d %i %u %x %X %p %%,
-// the length modifiers l, ll, z, and a field width with optional 0 flag.
+// the length modifiers l, ll, z, a field width (digits or *) with optional
+// 0 flag, and a precision (.digits or .*): the most characters of a %s
+// (none read past it), the fewest digits of an integer. No - + # or space
+// flags; a negative * width counts as none, a negative * precision as absent.
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +23,7 @@ struct out {
 };
 
 void put_number(out& o, unsigned long long v, unsigned base, bool upper, bool negative, unsigned width,
-                char pad) noexcept {
+                char pad, unsigned precision = 0) noexcept {
     char digits[24];
     unsigned n = 0;
     do {
@@ -28,6 +31,7 @@ void put_number(out& o, unsigned long long v, unsigned base, bool upper, bool ne
         digits[n++] = char(d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10);
         v /= base;
     } while (v);
+    while (n < precision && n < sizeof digits) digits[n++] = '0';
     unsigned total = n + (negative ? 1u : 0u);
     if (negative && pad == '0') o.put('-');
     for (; total < width; ++total) o.put(pad);
@@ -44,8 +48,18 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
         ++fmt;
         char pad = ' ';
         if (*fmt == '0') { pad = '0'; ++fmt; }
-        unsigned width = 0;
-        while (*fmt >= '0' && *fmt <= '9') width = width * 10 + unsigned(*fmt++ - '0');
+        // A width or precision: digits, or '*' for an int argument (< 0: -1).
+        auto count = [&]() -> int {
+            if (*fmt == '*') { ++fmt; int v = va_arg(ap, int); return v < 0 ? -1 : v; }
+            int v = 0;
+            while (*fmt >= '0' && *fmt <= '9') v = v * 10 + (*fmt++ - '0');
+            return v;
+        };
+        int w = count();
+        unsigned width = w < 0 ? 0u : unsigned(w);
+        int precision = -1;  // none
+        if (*fmt == '.') { ++fmt; precision = count(); }
+        unsigned digits = precision < 0 ? 0u : unsigned(precision);
         int longs = 0;
         bool size = false;
         for (;; ++fmt) {
@@ -63,22 +77,22 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
             case 's': {
                 const char* s = va_arg(ap, const char*);
                 if (!s) s = "(null)";
-                unsigned n = 0;
-                while (s[n]) ++n;
-                for (; n < width; ++n) o.put(' ');
-                while (*s) o.put(*s++);
+                unsigned n = 0;  // never reads past the precision: s may end there unterminated
+                while ((precision < 0 || n < unsigned(precision)) && s[n]) ++n;
+                for (unsigned i = n; i < width; ++i) o.put(' ');
+                for (unsigned i = 0; i < n; ++i) o.put(s[i]);
                 break;
             }
             case 'c': o.put(char(va_arg(ap, int))); break;
             case 'd': case 'i': {
                 long long v = longs >= 2 ? va_arg(ap, long long) : longs == 1 ? va_arg(ap, long) : va_arg(ap, int);
                 bool neg = v < 0;
-                put_number(o, neg ? 0ull - (unsigned long long)v : (unsigned long long)v, 10, false, neg, width, pad);
+                put_number(o, neg ? 0ull - (unsigned long long)v : (unsigned long long)v, 10, false, neg, width, pad, digits);
                 break;
             }
-            case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad); break;
-            case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad); break;
-            case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad); break;
+            case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad, digits); break;
+            case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad, digits); break;
+            case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad, digits); break;
             case 'p':
                 o.put('0'); o.put('x');
                 put_number(o, reinterpret_cast<std::uintptr_t>(va_arg(ap, void*)), 16, false, false, 0, ' ');
