@@ -24,10 +24,11 @@ public:
     duration min_delay() const noexcept { return duration{min_delay_}; }
     duration min_spacing() const noexcept { return duration{min_spacing_}; }
     spacing_policy policy() const noexcept { return policy_; }
-    /// Events dropped by the drop policy (or a full physical buffer).
     /// Events dropped (spacing policy `drop`, or a physical action's full
-    /// buffer). Under the port's critical section, as both increments are:
-    /// a physical action's buffer overflows on the scheduling thread.
+    /// buffer: one count for both; a full buffer is also reported as an
+    /// error naming the action). Under the port's critical section, as both
+    /// increments are: a physical action's buffer overflows on the
+    /// scheduling thread.
     std::uint32_t dropped() const noexcept {
         port::critical_section cs;
         return dropped_;
