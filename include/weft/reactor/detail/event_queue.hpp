@@ -54,20 +54,16 @@ public:
         if (n_ > 1) sift_down(0, top);
     }
 
+    /// find()'s slot that matches any value slot.
+    static constexpr std::uint16_t any_slot = 0xffff;
     /// Index of the pending event of `target` at `at` holding value slot
-    /// `slot`, or size() if none. The slot too: after a history entry a
-    /// resumed event can share its tag with a newer one of the same action.
+    /// `slot` (or any, any_slot), or size() if none. The slot too: after a
+    /// history entry a resumed event can share its tag with a newer one of
+    /// the same action.
     std::size_t find(const element* target, tag at, std::uint16_t slot) const noexcept {
         for (std::size_t i = 0; i < n_; ++i)
-            if (e_[i].target == target && e_[i].at == at && e_[i].slot == slot) return i;
+            if (e_[i].target == target && e_[i].at == at && (slot == any_slot || e_[i].slot == slot)) return i;
         return n_;
-    }
-
-    /// Is any event of `target` pending at `at`?
-    bool find(const element* target, tag at) const noexcept {
-        for (std::size_t i = 0; i < n_; ++i)
-            if (e_[i].target == target && e_[i].at == at) return true;
-        return false;
     }
 
     void remove_at(std::size_t i) noexcept {

@@ -121,6 +121,9 @@ public:
         // none of the draining (two atomic read-modify-writes).
         drain_ = [](basic_environment& env) noexcept { env.drain_physical(); };
     }
+    /// A mode entered for the first time: triggers its startup reactions
+    /// (at its reset trigger's tag). Scheduler thread (mode.hpp).
+    void start_mode(detail::mode_node& m) noexcept;
     /// Called by the first mode: events for elements of an inactive mode
     /// are then suspended with it (mode.hpp). Programs without modes link
     /// none of that code.
@@ -184,7 +187,9 @@ public:
         return queue_.find(&e, at, slot) != queue_.size();
     }
     /// Is any event for `e` at `at` queued, whatever its value slot? O(queue size).
-    bool has_event(const detail::element& e, tag at) const noexcept { return queue_.find(&e, at); }
+    bool has_event(const detail::element& e, tag at) const noexcept {
+        return has_event(e, at, detail::event_queue::any_slot);
+    }
     /// True once a mode exists: events may then come back from suspension
     /// (mode.hpp), at tags their action did not choose last.
     bool suspends_events() const noexcept { return suspend_inactive_ != nullptr; }
@@ -283,13 +288,6 @@ private:
     void enter_history(detail::mode_node& entering) noexcept;
     bool has_startup_reactions(const detail::mode_node& m) const noexcept;
     bool runs_at_shutdown(const detail::reaction_node& r) const noexcept;
-
-public:
-    /// A mode entered for the first time: triggers its startup reactions
-    /// (at its reset trigger's tag). Scheduler thread (mode.hpp).
-    void start_mode(detail::mode_node& m) noexcept;
-
-private:
 
     environment_config cfg_;
     detail::event_queue queue_;
