@@ -14,6 +14,8 @@
 #include <weft/core/detail/isr_atomic.hpp>
 #include <weft/core/result.hpp>
 
+#include <cstdint>
+
 namespace weft {
 
 /// A unit of interrupt-to-executor work. `handler` runs on the executor.
@@ -61,6 +63,11 @@ public:
     /// caught at the next check, and the poster also notifies the waker).
     [[gnu::always_inline]] bool maybe_pending() const noexcept {
         return head_.load(std::memory_order_relaxed) != nullptr;
+    }
+    /// maybe_pending() as a word, zero when nothing is queued: for tests
+    /// folded into one branch.
+    [[gnu::always_inline]] std::uintptr_t pending_bits() const noexcept {
+        return reinterpret_cast<std::uintptr_t>(head_.load(std::memory_order_relaxed));
     }
 
     /// Executor only: runs the handlers of every queued node, oldest first.

@@ -17,7 +17,12 @@ struct yield_operation {
     std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
         task_control& c = h.promise().control();
         ctl = &c;
-        c.park(h);
+        // park(h) without clearing wait_: a running task has none (every
+        // wake clears it, and an await that does not suspend leaves none).
+#ifndef NDEBUG
+        WEFT_ASSERT(c.current_wait() == nullptr, "yield: the running task still has a wait node");
+#endif
+        c.resume_point_ = h;
         return c.executor_->yield_from(c);  // (4): to the back of its level
     }
     // Cancellation is read on resumption: a cancel() that arrived while the
