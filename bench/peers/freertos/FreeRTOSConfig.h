@@ -31,7 +31,8 @@
 #define configSUPPORT_STATIC_ALLOCATION         1
 #define configSUPPORT_DYNAMIC_ALLOCATION        0
 
-/* The idle hook raises the software interrupt of isr_to_task (core_bench.cpp). */
+/* The idle hook raises the software interrupt of isr_to_task (core_bench.cpp)
+ * and button_to_led (csp_bench.cpp). */
 #define configUSE_IDLE_HOOK                     1
 #define configUSE_TICK_HOOK                     0
 #define configUSE_MALLOC_FAILED_HOOK            0
