@@ -334,3 +334,85 @@ TEST(mutex, a_cancelled_task_does_not_get_a_free_lock) {
     EXPECT_EQ(got.code(), errc::cancelled);
     EXPECT_FALSE(m.locked());
 }
+
+// A task that ends holding a lock would leave it owned by a control block
+// that no longer exists (the next lock() walks from the owner): stopped,
+// naming the mutex.
+TEST(mutex, a_task_that_ends_holding_a_lock_stops_the_program_naming_it) {
+    EXPECT_DEATH(
+        {
+            executor ex{test::virtual_clock()};
+            mutex m{"bus"};
+            auto body = [&]() -> task<> { (void)co_await m.lock(); };
+            auto t = ex.spawn(body(), 1);
+            (void)ex.run();
+        },
+        "a task ended holding mutex 'bus'");
+}
+
+TEST(mutex, a_when_all_child_that_ends_holding_a_lock_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            executor ex{test::virtual_clock()};
+            mutex m{"spi"};
+            auto child = [&]() -> task<> { (void)co_await m.lock(); };
+            auto idle = []() -> task<> { co_return; };
+            auto parent = [&]() -> task<> { (void)co_await when_all(child(), idle()); };
+            auto t = ex.spawn(parent(), 1);
+            (void)ex.run();
+        },
+        "a task ended holding mutex 'spi'");
+}
+
+// What a task holds is its root's: a nested task may lock for its caller,
+// locks may be released in any order, and a lock handed to a waiter
+// becomes the waiter's to release (ending with it is then reported).
+TEST(mutex, held_locks_follow_the_root_task_and_every_release_order) {
+    executor ex{test::virtual_clock()};
+    mutex a{"a"}, b{"b"}, c{"c"};
+    std::string log;
+    auto take = [](mutex& m) -> task<status> { co_return co_await m.lock(); };
+    auto first = [&]() -> task<> {
+        EXPECT_TRUE(co_await take(a));  // locked by a nested task, kept by this one
+        EXPECT_TRUE(co_await b.lock());
+        EXPECT_TRUE(co_await c.lock());
+        co_await sleep_for(1ms);  // meanwhile the second task queues for b
+        a.unlock();  // not the latest
+        c.unlock();
+        b.unlock();  // handed to the waiter
+        log += '1';
+    };
+    auto second = [&]() -> task<> {
+        co_await sleep_for(500us);
+        EXPECT_TRUE(co_await b.lock());
+        log += '2';
+        b.unlock();
+    };
+    auto t1 = ex.spawn(first(), 1);
+    auto t2 = ex.spawn(second(), 1);
+    ASSERT_TRUE(t1 && t2);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "12");
+    EXPECT_FALSE(a.locked() || b.locked() || c.locked());
+}
+
+TEST(mutex, a_task_that_ends_with_a_lock_handed_to_it_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            executor ex{test::virtual_clock()};
+            mutex m{"i2c"};
+            auto first = [&]() -> task<> {
+                (void)co_await m.lock();
+                co_await sleep_for(1ms);
+                m.unlock();  // handed to the second task
+            };
+            auto second = [&]() -> task<> {
+                co_await sleep_for(500us);
+                (void)co_await m.lock();  // and never unlocked
+            };
+            auto t1 = ex.spawn(first(), 1);
+            auto t2 = ex.spawn(second(), 1);
+            (void)ex.run();
+        },
+        "a task ended holding mutex 'i2c'");
+}

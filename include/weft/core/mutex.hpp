@@ -28,14 +28,17 @@ namespace weft {
 
 // The lock_link base links the mutex into its executor's
 // contended_locks() while tasks wait for it: those are the only mutexes
-// an owner can inherit a priority through.
-class mutex : detail::lock_link {
+// an owner can inherit a priority through. The held_lock base links it
+// into its owner's control block, whose end while holding it is fatal
+// (reported with the mutex's name): the lock would stay owned by a task
+// that no longer exists.
+class mutex : detail::lock_link, detail::held_lock {
 public:
-    explicit mutex(const char* name = "mutex") noexcept : name_(name) {}
+    explicit mutex(const char* name = "mutex") noexcept { held_name = name; }
     mutex(const mutex&) = delete;
     mutex& operator=(const mutex&) = delete;
 
-    const char* name() const noexcept { return name_; }
+    const char* name() const noexcept { return held_name; }
     bool locked() const noexcept { return locked_; }
     /// The task holding the lock; nullptr when free or taken by try_lock()
     /// (which does not know its caller: such an owner inherits nothing, and
@@ -51,6 +54,7 @@ public:
     void unlock() noexcept {
         WEFT_ASSERT(locked_, "mutex::unlock without lock");
         detail::list_node* n = waiters_.pop_front();
+        if (owner_) let_go(*owner_);
         if (!n) {  // nobody waited, so nobody lent the owner a priority through this lock
             locked_ = false;
             owner_ = nullptr;
@@ -58,7 +62,7 @@ public:
         }
         auto* next = static_cast<lock_operation*>(n);
         task_control* previous = owner_;
-        owner_ = next->ctl;  // stays locked
+        take(*next->ctl);  // stays locked
         if (waiters_.empty()) uncontend(next->ctl->exec());
         next->grant();  // first: settle() must see it no longer waiting
         if (previous) settle(previous);
@@ -78,7 +82,7 @@ public:
         }
         status await_resume() const noexcept {
             if (outcome == errc::cycle)
-                return error{errc::cycle, "mutex", m->name_, 0,
+                return error{errc::cycle, "mutex", m->held_name, 0,
                              "would deadlock (held by the caller or by a task waiting for it)"};
             return status{outcome};
         }
@@ -109,7 +113,7 @@ private:
         }
         if (!locked_) {
             locked_ = true;
-            owner_ = &c;
+            take(c);
             return false;
         }
         if (reaches(owner_, c)) {
@@ -213,7 +217,22 @@ private:
             }
     }
 
-    const char* name_;
+    // Ownership and the owner's list of held locks change together.
+    void take(task_control& c) noexcept {
+        owner_ = &c;
+        next_held = c.held_;
+        c.held_ = this;
+    }
+    // Usually the owner's latest lock (locks are released in reverse
+    // order), so the walk ends at once.
+    void let_go(task_control& c) noexcept {
+        for (detail::held_lock** p = &c.held_; *p; p = &(*p)->next_held)
+            if (*p == this) {
+                *p = next_held;
+                return;
+            }
+    }
+
     bool locked_ = false;
     task_control* owner_ = nullptr;
     std::uint32_t arrivals_ = 0;

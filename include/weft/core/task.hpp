@@ -54,6 +54,7 @@ public:
             // A root finished: tell its owner (executor, when_all, ...),
             // which may destroy this frame; then return to the executor.
             task_control& c = p.own_;
+            if (c.held_) detail::ended_holding(*c.held_);
             c.on_done_(&c, h);
             return std::noop_coroutine();
         }

@@ -11,12 +11,40 @@
 //                                 running ──(6) co_return──> finished
 #include <weft/core/detail/wait_node.hpp>
 
+#include <weft/port/port.hpp>
+
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 
 namespace weft {
 
 class executor;
+
+namespace detail {
+/// What a task holds that must be given back before it ends (a mutex):
+/// linked into its control block so that ending with one is reported by
+/// name instead of leaving the lock owned by a dead task.
+struct held_lock {
+    held_lock* next_held = nullptr;
+    const char* held_name;
+};
+/// Stops the program: a task ended holding `l`. Cold, out of line.
+[[noreturn, gnu::noinline, gnu::cold]] inline void ended_holding(const held_lock& l) noexcept {
+    // Built by hand (no printf in a firmware that never formats): the
+    // message names the lock, and port::fatal takes one string.
+    char text[96];
+    std::size_t n = 0;
+    auto put = [&](const char* s) {
+        while (*s && n + 1 < sizeof text) text[n++] = *s++;
+    };
+    put("weft: a task ended holding mutex '");
+    put(l.held_name);
+    put("' (unlock it first; lock_guard does)");
+    text[n] = '\0';
+    port::fatal(text);
+}
+}  // namespace detail
 
 // Priority levels an executor provides (1 to 32). Each costs the executor
 // two pointers (its ready queue's head and tail): 256 B for all 32 on a
@@ -81,6 +109,8 @@ public:
     priority base_priority_ = 0;  // own; priority_ differs only while inheriting
     bool cancel_requested_ = false;
     std::uint8_t flags_ = 0;  // join state, see join_handle
+    /// Locks held now, the latest first (mutex.hpp).
+    detail::held_lock* held_ = nullptr;
 };
 
 }  // namespace weft
