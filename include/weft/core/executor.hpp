@@ -80,14 +80,17 @@ public:
                 // interrupts cannot keep tasks from running.
                 if (!in_drain_) continue;
                 in_drain_ = false;
-            }
-            if (!timers_.empty()) fire_timers();
-            if (stop_.load(std::memory_order_relaxed)) {
+                // Only after a drain: request_stop() posts its node after
+                // setting the flag, so the drain that takes the node sees
+                // it (and no handler resumes a task inline meanwhile).
                 // Consumed here, not cleared on entry: a stop requested
                 // before run() (by another thread, an ISR) is not lost.
-                stop_.store(false, std::memory_order_relaxed);
-                return run_outcome::stopped;
+                if (stop_.load(std::memory_order_relaxed)) {
+                    stop_.store(false, std::memory_order_relaxed);
+                    return run_outcome::stopped;
+                }
             }
+            if (!timers_.empty()) fire_timers();
             if (bitmap_ != 0) {
                 pop_ready().resume();
                 continue;
