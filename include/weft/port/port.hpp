@@ -46,38 +46,75 @@
 //   inline constexpr bool single_core;
 //       True where interrupt handlers are the only other code that runs,
 //       on the same core (bare metal): the hand-off to the executor then
-//       needs no memory barriers, only compiler fences (isr_atomic).
+//       needs no memory barriers, only compiler fences (isr_atomic). The
+//       critical_section must then mask every handler that calls weft.
+//
+// The static_asserts below name a piece that is missing or has the wrong
+// signature. What they cannot check, a new port must still provide:
+//   - fatal() does not return, and critical_section nests;
+//   - std::snprintf and std::strcmp that do not allocate (the frame report
+//     and error messages use snprintf; newlib's pulls in malloc, so the
+//     Cortex-M port brings its own, ports/cortex-m/src/format.cpp);
+//   - start-up that runs static constructors before main() (a frame_pool
+//     registers itself in its constructor); destructors need not run where
+//     small_code is true (pools are then trivially destructible);
+//   - function-local statics without __cxa_guard_* on one core
+//     (-fno-threadsafe-statics), or the guards;
+//   - optional: <weft_port/led.hpp> (led_count, led_set, led_get: examples).
+// Checklist for a new board: docs/port-cortex-m.md, "Porting to another board".
 #include <weft_port/platform.hpp>
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 
+// Stand-ins for what a port leaves out, so that a missing piece is reported
+// by the static_assert that names it (below) rather than as "'now_ns' was
+// not declared" inside the core. The using-directive makes them visible in
+// weft::port only where the port declares no such name: a name the port
+// declares hides its stand-in, for qualified (port::x) and unqualified
+// lookup alike. Every stand-in has a type no check accepts.
+namespace weft::port_missing {
+struct missing_piece {};
+struct waker : missing_piece {};
+struct critical_section : missing_piece {
+    critical_section() = delete;
+};
+template <class... A> missing_piece now_ns(A&&...) noexcept;
+template <class... A> missing_piece fatal(A&&...) noexcept;
+template <class... A> missing_piece console_write(A&&...) noexcept;
+template <class... A> missing_piece target_name(A&&...) noexcept;
+inline constexpr missing_piece small_code{};
+inline constexpr missing_piece single_core{};
+}  // namespace weft::port_missing
+
 namespace weft::port {
+
+using namespace weft::port_missing;
 
 /// Deadline meaning "no timer pending: wait for notify() only".
 inline constexpr std::uint64_t no_deadline = ~std::uint64_t{0};
 
 template <class W>
-concept waker_like = requires(W w, std::uint64_t t) {
+concept waker_like = std::default_initializable<W> && requires(W w, std::uint64_t t) {
     { w.wait_until(t) } noexcept;
     { w.notify() } noexcept;
     { w.wait([] { return true; }) } noexcept;
 };
 
 static_assert(waker_like<waker>,
-              "the port must provide weft::port::waker with noexcept "
-              "wait_until(std::uint64_t), wait(ready) and notify()");
+              "the port must provide a default-constructible class weft::port::waker with "
+              "noexcept wait_until(std::uint64_t), wait(ready) and notify()");
 static_assert(requires { { now_ns() } noexcept -> std::same_as<std::uint64_t>; },
               "the port must provide std::uint64_t weft::port::now_ns() noexcept");
-static_assert(requires { critical_section{}; },
+static_assert(std::default_initializable<critical_section> && std::destructible<critical_section>,
               "the port must provide a default-constructible RAII "
               "weft::port::critical_section");
-static_assert(requires(const char* s, std::size_t n) {
-    { console_write(s, n) } noexcept;
-    { target_name() } noexcept -> std::same_as<const char*>;
-}, "the port must provide console_write(const char*, std::size_t) and target_name()");
-static_assert(requires(const char* s) { { fatal(s) } noexcept; },
+static_assert(requires(const char* s, std::size_t n) { { console_write(s, n) } noexcept -> std::same_as<void>; },
+              "the port must provide void weft::port::console_write(const char*, std::size_t) noexcept");
+static_assert(requires { { target_name() } noexcept -> std::same_as<const char*>; },
+              "the port must provide const char* weft::port::target_name() noexcept");
+static_assert(requires(const char* s) { { fatal(s) } noexcept -> std::same_as<void>; },
               "the port must provide [[noreturn]] void weft::port::fatal(const char*) noexcept");
 static_assert(std::same_as<decltype(small_code), const bool>,
               "the port must provide `inline constexpr bool weft::port::small_code`");

@@ -8,21 +8,26 @@
 #                                         generic line (1.3 KB less flash)
 #   weft_target_test(NAME [ICOUNT] [TIMEOUT s] [SERIAL_IN file] [SERIAL_EXPECT file]
 #                    [EXPECT_EXIT n] [EXPECT_CONSOLE regex])
+#
+# Both also work in a product that adds weft with add_subdirectory (a
+# function body sees its caller's variables, so paths here come from
+# CMAKE_CURRENT_FUNCTION_LIST_DIR or the cache, never from this folder's
+# variables; tests/consumer/board_project builds such a product).
 #                                         runs NAME.elf under QEMU in CTest;
 #                                         SERIAL_*: UART0's wire; EXPECT_*: a
 #                                         firmware that must fail (see qemu-run)
-set(WEFT_CHECK_NO_HEAP ${CMAKE_CURRENT_LIST_DIR}/check_no_heap.cmake)
-
 function(weft_target_executable name)
     cmake_parse_arguments(arg "NO_FAULT_REPORT" "" "" ${ARGN})
     add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
+    set_target_properties(${name} PROPERTIES SUFFIX .elf)  # also in a product's folders
     target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_flags)
     if(NOT arg_NO_FAULT_REPORT)
         target_link_libraries(${name} PRIVATE weft_cortex_m_fault_report)
     endif()
     target_link_options(${name} PRIVATE -Wl,-Map=$<TARGET_FILE_DIR:${name}>/${name}.map)
     add_custom_command(TARGET ${name} POST_BUILD
-        COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DELF=$<TARGET_FILE:${name}> -P ${WEFT_CHECK_NO_HEAP}
+        COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DELF=$<TARGET_FILE:${name}>
+                -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_no_heap.cmake
         VERBATIM)
 endfunction()
 

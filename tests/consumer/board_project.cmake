@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# cmake -DSOURCE=<weft> -DWORK=dir -DPROJECT=<this>/board_project -DBOARD=... -P board_project.cmake
+# Configures, builds and tests a board product that adds weft with
+# add_subdirectory: weft_target_executable must work from the product's own
+# folder, give NAME.elf, and leave weft's own tests out of the product.
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${PROJECT} -B ${WORK} -G Ninja -DWEFT_SOURCE=${SOURCE}
+                        -DCMAKE_TOOLCHAIN_FILE=${SOURCE}/cmake/arm-none-eabi.cmake
+                        -DWEFT_BOARD=${BOARD} -DCMAKE_BUILD_TYPE=MinSizeRel
+                COMMAND_ERROR_IS_FATAL ANY OUTPUT_QUIET)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} COMMAND_ERROR_IS_FATAL ANY)
+if(NOT EXISTS ${WORK}/product.elf)
+    message(FATAL_ERROR "weft_target_executable(product) made no product.elf")
+endif()
+execute_process(COMMAND ctest --test-dir ${WORK} --output-on-failure
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+message("${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "1 tests passed|tests passed, 0 tests failed out of 1\n")
+    message(FATAL_ERROR "the product's ctest should run its one test, and pass")
+endif()

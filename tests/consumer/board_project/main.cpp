@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <weft/core.hpp>
+
+#include <cstring>
+
+weft::frame_pool<256, 2> frames{"product"};
+
+weft::task<int> answer() { co_return 42; }
+
+int main() {
+    weft::executor ex{weft::executor_config{"product", weft::clock_mode::virtual_}};
+    auto h = ex.spawn(answer());
+    if (!h) return 1;
+    (void)ex.run();
+    const char ok[] = "product ran\n";
+    weft::port::console_write(ok, std::strlen(ok));
+    return 0;
+}
