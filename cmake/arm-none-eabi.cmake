@@ -34,7 +34,7 @@ set(CMAKE_C_FLAGS_INIT "${WEFT_COMMON_FLAGS}")
 set(CMAKE_ASM_FLAGS_INIT "${WEFT_CPU_FLAGS}")
 # Single core, no threads: function-local statics need no guard (and so no
 # __cxa_guard_*); destructors of globals are never run (firmware does not
-# return from main to a host), see ports/cortex-m/src/runtime.cpp.
+# return from main to a host), see ports/cortex-m/src/startup.cpp.
 set(CMAKE_CXX_FLAGS_INIT "${WEFT_COMMON_FLAGS} -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-unwind-tables -fno-asynchronous-unwind-tables")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${WEFT_CPU_FLAGS} --specs=nano.specs -nostartfiles -Wl,--gc-sections")
 
