@@ -33,10 +33,9 @@ inline void spawned_done(task_control* c, std::coroutine_handle<> root) noexcept
         return;
     }
     c->flags_ |= join_finished;
-    if (auto* w = static_cast<join_wait*>(c->done_context_)) {
-        c->done_context_ = nullptr;
-        w->joiner->wake();
-    }
+    // The joiner stays recorded until it resumes (join_operation clears
+    // it): the handle may be dropped, or joined again, before then.
+    if (auto* w = static_cast<join_wait*>(c->done_context_)) w->joiner->wake();
 }
 }  // namespace detail
 
@@ -60,21 +59,20 @@ public:
     void cancel() noexcept { if (h_ && !done()) ctl().cancel(); }
 
     /// Lets the task run on its own; its frame is freed when it finishes.
-    /// A join waiting on this handle ends at once with `invalid`.
+    /// A join waiting on this handle ends at once with `invalid`, also one
+    /// whose task has finished but that has not resumed yet.
     void detach() noexcept {
         if (!h_) return;
-        if (done()) {
-            h_.destroy();
-        } else {
-            ctl().flags_ |= detail::join_detached;
-            // A detached task frees itself when it ends and wakes nobody:
-            // a join waiting on this handle would wait for ever.
-            if (auto* w = static_cast<detail::join_wait*>(ctl().done_context_)) {
-                ctl().done_context_ = nullptr;
-                w->outcome = errc::invalid;
-                w->joiner->wake();
-            }
+        // The join must not read this handle once it is gone: a detached
+        // task frees itself when it ends and wakes nobody (a waiting join
+        // would wait for ever), and a finished one is freed right here.
+        if (auto* w = static_cast<detail::join_wait*>(ctl().done_context_)) {
+            ctl().done_context_ = nullptr;
+            w->outcome = errc::invalid;
+            if (!done()) w->joiner->wake();  // else already woken by the end
         }
+        if (done()) h_.destroy();
+        else ctl().flags_ |= detail::join_detached;
         h_ = {};
     }
 
@@ -85,11 +83,12 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
-            if (self->done()) return false;
             target = &self->ctl();
             // One waiter slot per task: a second joiner would silently take
-            // the first one's wake-up and leave it blocked for ever.
+            // the first one's wake-up and leave it blocked for ever, or,
+            // once the task has finished and woken the first, its value.
             if (target->done_context_) { outcome = errc::busy; return false; }
+            if (self->done()) return false;
             joiner = &me;
             target->done_context_ = static_cast<detail::join_wait*>(this);
             abort = &abort_join;
@@ -103,6 +102,10 @@ public:
             if (outcome == errc::invalid)
                 return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
             if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
+            // Woken by the task's end (the frame lives: a detach would have
+            // made it `invalid`): no longer its joiner, even if the handle
+            // was moved meanwhile.
+            if (target) target->done_context_ = nullptr;
             if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
             if constexpr (std::is_void_v<T>) {
                 self->detach();

@@ -119,12 +119,17 @@ public:
     /// already waiting (one awaiter at a time). Interrupt-unsafe (task side).
     struct wait_operation {
         split_phase* op;
+        // Why this await ended early (ok if it did not). In the awaiter,
+        // i.e. in the awaiting task's frame, not in the operation: a wait
+        // that was aborted keeps its reason until its task resumes, even if
+        // another task awaits the operation meanwhile.
+        errc outcome = errc::ok;
         // With masked completions the wait in place (6m) checks for `done`
         // first anyway: no separate check on the common path.
         bool await_ready() const noexcept { return !masked_completion && op->ready(); }
         template <class P>
-        bool await_suspend(std::coroutine_handle<P> h) noexcept { return op->suspend(h); }
-        result<T> await_resume() noexcept { return op->resume(); }
+        bool await_suspend(std::coroutine_handle<P> h) noexcept { return op->suspend(h, outcome); }
+        result<T> await_resume() noexcept { return op->resume(outcome); }
     };
     /// `co_await op` is `co_await op.wait()`.
     wait_operation wait() noexcept { return {this}; }
@@ -137,32 +142,28 @@ public:
 
 private:
     template <class P>
-    bool suspend(std::coroutine_handle<P> h) noexcept {
+    bool suspend(std::coroutine_handle<P> h, errc& out) noexcept {
         // Locals, not the members, across the sleep: the port's interrupt
         // masking is a compiler barrier that would force the members to be
         // reloaded.
         task_control* ctl = &h.promise().control();
         if (ctl->cancel_requested()) [[unlikely]] {
             // A value already in is delivered, as await_ready() would have.
-            outcome_ = ready() ? errc::ok : errc::cancelled;
+            out = ready() ? errc::ok : errc::cancelled;
             return false;
         }
         executor* ex = &ctl->exec();
         ex_ = ex;
-        // Stored on every await, although resume() also clears it
-        // (take_outcome): a task woken by an abort but never resumed (its
-        // executor abandoned after a stop) must not leave its reason to
-        // the next awaiter.
-        outcome_ = errc::ok;
         word s = idle;
         if constexpr (masked_completion) {
-            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex);  // (6m)
+            if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex, out);  // (6m)
         }
         // acq_rel: publish ex_ to the completer, and see its value_ if
         // it completed between await_ready and here.
         if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
                                                              std::memory_order_acquire)) {  // (6)
             ctl_ = ctl;
+            out_ = &out;  // (8) may arm: an abort then writes there
             // Inline only the common case: no timer, so the sleep is the
             // port's inline wait for a notify and needs no clock.
             if (ex->timer_armed()) return keep_waiting(h);
@@ -171,27 +172,28 @@ private:
             if (state_.load(std::memory_order_acquire) == done && alone) return false;
             return keep_waiting(h);
         }
-        return arm(h, ctl, s);
+        return arm(h, ctl, s, out);
     }
     // (6m): with masked completions and no timer, the wait in place needs
     // no `blocked` state: the port checks state_ under the same mask as
     // the completer writes it, so the completion is a plain (3)+(3b) and
     // its interrupt ends the sleep without a notify().
-    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<> h, task_control* ctl, executor* ex) noexcept {
+    [[gnu::always_inline]] bool wait_masked(std::coroutine_handle<> h, task_control* ctl, executor* ex,
+                                            errc& out) noexcept {
         bool alone;
         word s;
         do {  // a wake by an earlier, latched notify() finds the state idle
             alone = ex->wait_in_place_for([this] { return state_.load(std::memory_order_relaxed) != idle; });
             s = state_.load(std::memory_order_acquire);
         } while (alone && s == idle);
-        if (s != done) return arm(h, ctl, s);  // run() has work first: wait as in (1)
+        if (s != done) return arm(h, ctl, s, out);  // run() has work first: wait as in (1)
         if (alone) return false;
         ctl_ = ctl;
         return requeue(h);
     }
     // (1), or the value is in or being written (3b, 3c). Out of line, so
     // that the inline part needs few registers.
-    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, task_control* ctl, word s) noexcept {
+    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, task_control* ctl, word s, errc& out) noexcept {
         // The claim comes first and ctl_ after it: only this thread reads
         // ctl_, and a refused second awaiter must not overwrite the
         // waiting task's.
@@ -200,6 +202,7 @@ private:
             (s == filling && state_.compare_exchange_strong(s, filling_armed, std::memory_order_acq_rel,
                                                             std::memory_order_acquire))) {  // (3c)
             ctl_ = ctl;
+            out_ = &out;
             abort = &on_abort;
             ex_->armed_begin();
             ctl->park(h, this);
@@ -208,10 +211,8 @@ private:
         if (s == done) return false;  // completed meanwhile (3b): do not suspend
         // Another task waits (armed or blocked, perhaps with a completer
         // writing): this await is refused with `busy` and that one keeps
-        // its wait. outcome_ is borrowed: resume() clears it before
-        // anything else can read it, and while the other task waits it is
-        // ok (only an abort changes it, and leaves `idle`).
-        outcome_ = errc::busy;
+        // its wait. The reason goes to this await's own awaiter.
+        out = errc::busy;
         return false;
     }
     // (6)-(8) after a wake-up that did not deliver the value alone: a
@@ -248,24 +249,21 @@ private:
         ex_->schedule(*ctl_);
         return true;
     }
-    result<T> resume() noexcept {
-        if (outcome_ != errc::ok) [[unlikely]] return take_outcome();
+    result<T> resume(errc& out) noexcept {
+        if (out != errc::ok) [[unlikely]] return take_outcome(out);
         T v = std::move(value_);
         state_.store(idle, std::memory_order_release);  // (4)
         return v;
     }
     // Out of line: an await that ended early is the rare path. Clears the
-    // reason: a completion that comes after a timeout or cancel stays
-    // (`done`), and the next await, which finds it through await_ready()
-    // without calling suspend(), must deliver it, not the old reason.
-    [[gnu::noinline]] error take_outcome() noexcept {
-        error e = outcome_ == errc::busy
+    // reason, so that an awaiter awaited again (an lvalue `co_await w`)
+    // starts afresh: a completion that came after its timeout stays
+    // (`done`) and is delivered, not the old reason.
+    [[gnu::noinline]] error take_outcome(errc& out) const noexcept {
+        error e = out == errc::busy
                       ? error{errc::busy, "split_phase", name_, 1, "awaited by a second task while one waits"}
-                      : error{outcome_, "split_phase", name_, 0, nullptr};
-        // Also with masked completions, which never skip suspend() (it
-        // clears the reason too): a refused second await borrowed the
-        // waiting task's outcome_.
-        outcome_ = errc::ok;
+                      : error{out, "split_phase", name_, 0, nullptr};
+        out = errc::ok;
         return e;
     }
 
@@ -279,7 +277,7 @@ private:
         word expected = armed;
         if (self->state_.compare_exchange_strong(expected, idle, std::memory_order_acq_rel)) {
             self->ex_->armed_end();
-            self->outcome_ = why;
+            *self->out_ = why;  // the aborted awaiter's own: see wait_operation
             self->ctl_->wake();
         }
         // else: the ISR completed first; its queued wake-up delivers the
@@ -326,7 +324,7 @@ private:
     detail::isr_atomic<word> state_{idle};
     executor* ex_ = nullptr;
     task_control* ctl_ = nullptr;
-    errc outcome_ = errc::ok;
+    errc* out_ = nullptr;  // the armed awaiter's outcome (on_abort writes it)
     T value_{};
 };
 

@@ -21,8 +21,10 @@ struct when_any_result {
     std::size_t index;  ///< which task finished first
     /// Only the winner's element holds a value.
     std::tuple<std::optional<awaited_t<Ts>>...> values;
-    /// The await itself ended early (errc::cancelled / timeout); index is
-    /// still the first child that finished.
+    /// The await itself ended early (errc::cancelled / timeout) before any
+    /// child finished; index is still the first child that finished. A
+    /// cancel or bound that comes once a child has won (while the losers
+    /// unwind) leaves it ok.
     errc outcome = errc::ok;
 };
 

@@ -85,7 +85,10 @@ protected:
     }
     static void on_abort(wait_node* w, errc why) noexcept {
         auto* g = static_cast<task_group*>(w);
-        if (g->outcome_ == errc::ok) g->outcome_ = why;
+        // when_any with a winner already in has not ended early: the abort
+        // (a bound expiring, the parent cancelled) came while the losers
+        // unwind, and the result is the winner's.
+        if (g->outcome_ == errc::ok && !(g->cancel_on_first_ && g->winner_ != none)) g->outcome_ = why;
         g->cancel_children();
         // Keep waiting: the parent resumes only when every child has
         // finished, so no child outlives the await.

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Core review: races between an await's end and the task's resumption
+// (a wait already ended, its task not yet run) in split_phase, join and
+// when_any. Each test was written failing before its fix. Virtual clock
+// only; a watchdog stops a run that would otherwise hang.
+#include <weft/core/event.hpp>
+#include <weft/core/sleep.hpp>
+#include <weft/core/split_phase.hpp>
+#include <weft/core/task.hpp>
+#include <weft/core/timeout.hpp>
+#include <weft/core/when_any.hpp>
+#include <weft/core/yield.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <memory>
+#include <string>
+
+using namespace weft;
+using namespace std::chrono_literals;
+
+// A waits with a 5 ms bound and times out; B (higher priority, woken at
+// the same instant) awaits the operation before A has resumed. A must
+// still see its timeout (not a stale value as success), and B's wait must
+// stay armed so that the next completion reaches it.
+TEST(split_phase, a_timed_out_waiter_keeps_its_timeout_when_another_task_awaits_before_it_resumes) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"adc"};
+    errc a_got = errc::ok;
+    int b_got = -1;
+    auto a = [&]() -> task<> { a_got = (co_await with_timeout(op.wait(), 5ms)).code(); };
+    auto b = [&]() -> task<> {
+        co_await sleep_for(5ms);  // armed first: fires just before A's bound
+        auto r = co_await op;
+        if (r) b_got = *r;
+    };
+    auto c = [&]() -> task<> {
+        co_await sleep_for(6ms);
+        EXPECT_TRUE(bool(op.complete(7)));
+    };
+    auto watchdog = [&]() -> task<> {  // fails fast instead of hanging
+        co_await sleep_for(20ms);
+        if (b_got != 7) ex.request_stop();
+    };
+    auto hb = ex.spawn(b(), 2);
+    auto ha = ex.spawn(a(), 1);
+    auto hc = ex.spawn(c(), 1);
+    auto hw = ex.spawn(watchdog(), 1);
+    ASSERT_TRUE(ha && hb && hc && hw);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(a_got, errc::timeout);
+    EXPECT_EQ(b_got, 7);
+}
+
+namespace {
+// The target ends at 1 ms; just before it returns it sets `go`, which wakes
+// a higher-priority task that runs after the target has finished and its
+// joiner has been woken, but before the joiner resumes.
+task<int> ends_after_setting(event& go) {
+    co_await sleep_for(1ms);
+    go.set();
+    co_return 42;
+}
+}  // namespace
+
+// Dropping the handle in that window must end the join as a drop during a
+// join does (`invalid`, named), not read the destroyed handle.
+TEST(task, dropping_the_handle_after_the_task_ended_but_before_the_joiner_resumed_ends_the_join) {
+    executor ex{test::virtual_clock()};
+    event go{"go"};
+    auto spawned = ex.spawn(ends_after_setting(go), 1);
+    ASSERT_TRUE(spawned);
+    auto handle = std::make_unique<join_handle<int>>(std::move(*spawned));
+    std::string got;
+    auto joiner = [&]() -> task<> {
+        auto r = co_await handle->join();  // `handle` is read here, before the drop
+        got = r ? "value" : r.err().message().c_str();
+    };
+    auto dropper = [&]() -> task<> {
+        co_await go.wait();
+        handle.reset();  // frees the join_handle the join refers to
+    };
+    auto j = ex.spawn(joiner(), 1);
+    auto d = ex.spawn(dropper(), 2);
+    ASSERT_TRUE(j && d);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, "join_handle 'join': detached while being joined");
+}
+
+// A second join in that window is refused (one joiner at a time); the
+// first joiner, whose wait already ended with the task, gets the value.
+TEST(task, a_join_after_the_task_ended_but_before_the_first_joiner_resumed_is_refused) {
+    executor ex{test::virtual_clock()};
+    event go{"go"};
+    auto h = ex.spawn(ends_after_setting(go), 1);
+    ASSERT_TRUE(h);
+    int first = -1;
+    std::string second;
+    auto joiner = [&]() -> task<> {
+        auto r = co_await h->join();
+        if (r) first = *r;
+    };
+    auto late = [&]() -> task<> {
+        co_await go.wait();
+        auto r = co_await h->join();
+        second = r ? "value" : r.err().message().c_str();
+    };
+    auto j = ex.spawn(joiner(), 1);
+    auto l = ex.spawn(late(), 2);
+    ASSERT_TRUE(j && l);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(first, 42);
+    EXPECT_EQ(second, "join_handle 'join': already joined by another task (limit 1)");
+}
+
+// The winner finishes at 4 ms, inside a 5 ms bound; the loser takes 3 ms
+// of (simulated) clean-up after its cancellation, so the bound expires
+// while when_any waits for it. The await did not end early: a winner was
+// in before the deadline, so the outcome is ok.
+TEST(when_any, a_bound_that_expires_while_the_losers_unwind_does_not_turn_the_win_into_a_timeout) {
+    executor ex{test::virtual_clock()};
+    auto winner = [&]() -> task<int> {
+        co_await sleep_for(4ms);
+        co_return 1;
+    };
+    auto loser = [&]() -> task<int> {
+        co_await sleep_for(1h);   // cancelled at 4 ms
+        ex.advance(3ms);          // clean-up that takes time...
+        co_await yield();         // ...and lets run() fire the bound
+        co_return 2;
+    };
+    std::size_t index = 9;
+    errc outcome = errc::invalid;
+    int value = -1;
+    auto root = [&]() -> task<> {
+        auto r = co_await with_timeout(when_any(winner(), loser()), 5ms);
+        index = r.index;
+        outcome = r.outcome;
+        if (std::get<0>(r.values)) value = **std::get<0>(r.values);
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(index, 0u);
+    EXPECT_EQ(value, 1);
+    EXPECT_EQ(outcome, errc::ok);
+    EXPECT_EQ(test::ms(ex), 7);
+}
