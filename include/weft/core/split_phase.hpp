@@ -153,11 +153,13 @@ private:
             return false;
         }
         executor* ex = &ctl->exec();
-        ex_ = ex;
-        word s = idle;
         if constexpr (masked_completion) {
+            // (6m) leaves ex_ alone: a completer that finds `idle` does not
+            // use it; wait_masked sets it before arming or requeueing.
             if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex, out);  // (6m)
         }
+        ex_ = ex;
+        word s = idle;
         // acq_rel: publish ex_ to the completer, and see its value_ if
         // it completed between await_ready and here.
         if (ex->idle_now() && state_.compare_exchange_strong(s, blocked, std::memory_order_acq_rel,
@@ -172,7 +174,7 @@ private:
             if (state_.load(std::memory_order_acquire) == done && alone) return false;
             return keep_waiting(h);
         }
-        return arm(h, ctl, s, out);
+        return arm(h, ctl, out);
     }
     // (6m): with masked completions and no timer, the wait in place needs
     // no `blocked` state: the port checks state_ under the same mask as
@@ -186,14 +188,19 @@ private:
             alone = ex->wait_in_place_for([this] { return state_.load(std::memory_order_relaxed) != idle; });
             s = state_.load(std::memory_order_acquire);
         } while (alone && s == idle);
-        if (s != done) return arm(h, ctl, s, out);  // run() has work first: wait as in (1)
-        if (alone) return false;
+        if (alone && s == done) return false;
+        ex_ = ex;
+        if (s != done) return arm(h, ctl, out);  // run() has work first: wait as in (1)
         ctl_ = ctl;
         return requeue(h);
     }
     // (1), or the value is in or being written (3b, 3c). Out of line, so
-    // that the inline part needs few registers.
-    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, task_control* ctl, word s, errc& out) noexcept {
+    // that the inline part needs few registers; it reads the state itself
+    // (what the caller saw, or newer), so that its arguments fit in
+    // registers: a fifth, on the stack, cost the inline part 4 instructions.
+    [[gnu::noinline]] bool arm(std::coroutine_handle<> h, task_control* ctl, errc& out) noexcept {
+        // acquire: as the callers' loads, see a completer's value_.
+        word s = state_.load(std::memory_order_acquire);
         // The claim comes first and ctl_ after it: only this thread reads
         // ctl_, and a refused second awaiter must not overwrite the
         // waiting task's.
