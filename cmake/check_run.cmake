@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # cmake [-DRUN="runner;args"] -DEXE=program [-DTOOL="tool;args"] [-DSAME_BYTES="f;g"]
-#       -DEXPECT_EXIT=0|nonzero -DEXPECT_REGEX=... -P check.cmake
+#       -DEXPECT_EXIT=0|nonzero -DEXPECT_REGEX=... -P check_run.cmake
 # Runs EXE (through RUN: qemu-run on the board); with TOOL, feeds its output
 # to the tool and checks the tool instead. SAME_BYTES: coroutines whose
 # report lines must each say created 3 and give the same frame size.
