@@ -27,7 +27,9 @@ TEST(status, error_code_alone_has_empty_names) {
     EXPECT_FALSE(s);
     EXPECT_EQ(s.code(), errc::cancelled);
     EXPECT_STREQ(s.err().kind, "");
-    EXPECT_STREQ(s.err().message().c_str(), " '': cancelled");
+    EXPECT_STREQ(s.err().message().c_str(), "cancelled");
+    status unnamed{error{errc::cancelled, "sleep", "", 0, nullptr}};
+    EXPECT_STREQ(unnamed.err().message().c_str(), "sleep: cancelled");
 }
 
 TEST(status, full_error_survives_copies) {

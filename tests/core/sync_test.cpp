@@ -192,3 +192,39 @@ TEST(timeout, a_deadline_before_the_epoch_is_due_for_the_inner_wait) {
     EXPECT_FALSE(idle);
     EXPECT_EQ(got, errc::timeout);
 }
+
+// A wait that ends early says what it waited for: "semaphore 'pool':
+// timeout", not a bare code.
+TEST(sync, waits_that_end_early_name_the_object_they_waited_for) {
+    executor ex{test::virtual_clock()};
+    semaphore pool{"pool", 0, 1};
+    event ready{"ready"};
+    mutex bus{"bus"};
+    std::string sem_msg, ev_msg, mutex_msg, sleep_msg;
+    auto owner = [&]() -> task<> {
+        EXPECT_TRUE(co_await bus.lock());
+        lock_guard g{bus};
+        co_await sleep_for(10ms);
+    };
+    // One wait per task: three bounded awaits and their messages in one
+    // frame outgrow the test pools' 1 KiB slots with GCC.
+    auto on_sem = [&]() -> task<> { sem_msg = (co_await with_timeout(pool.acquire(), 1ms)).err().message().c_str(); };
+    auto on_ev = [&]() -> task<> { ev_msg = (co_await with_timeout(ready.wait(), 1ms)).err().message().c_str(); };
+    auto on_bus = [&]() -> task<> {
+        co_await sleep_for(1ms);  // the owner holds the bus by now
+        mutex_msg = (co_await with_timeout(bus.lock(), 1ms)).err().message().c_str();
+    };
+    auto sleeper = [&]() -> task<> { sleep_msg = (co_await sleep_for(1s)).err().message().c_str(); };
+    auto o = ex.spawn(owner(), 1);
+    auto a = ex.spawn(on_sem(), 1);
+    auto b = ex.spawn(on_ev(), 1);
+    auto c = ex.spawn(on_bus(), 1);
+    auto s = ex.spawn(sleeper(), 1);
+    ASSERT_TRUE(o && a && b && c && s);
+    s->cancel();
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(sem_msg, "semaphore 'pool': timeout");
+    EXPECT_EQ(ev_msg, "event 'ready': timeout");
+    EXPECT_EQ(mutex_msg, "mutex 'bus': timeout");
+    EXPECT_EQ(sleep_msg, "sleep: cancelled");
+}

@@ -108,6 +108,34 @@ TEST(task, a_second_joiner_is_refused_and_the_first_still_gets_the_value) {
     EXPECT_EQ(second, "join_handle 'join': already joined by another task (limit 1)");
 }
 
+// Joining its own handle would wait for the task's own end: refused at
+// once (from a nested coroutine too, which shares the task's control).
+TEST(task, a_task_joining_itself_is_refused_as_a_cycle) {
+    executor ex{test::virtual_clock()};
+    result<join_handle<int>> h{errc::invalid};
+    std::string direct, nested;
+    auto join_self = [&]() -> task<> {
+        auto r = co_await h->join();
+        nested = r ? "value" : r.err().message().c_str();
+    };
+    auto body = [&]() -> task<int> {
+        auto r = co_await h->join();
+        direct = r ? "value" : r.err().message().c_str();
+        co_await join_self();
+        co_return 7;
+    };
+    h = ex.spawn(body());
+    ASSERT_TRUE(h);
+    int got = 0;
+    auto joiner = [&]() -> task<> { got = *co_await h->join(); };
+    auto j = ex.spawn(joiner());
+    ASSERT_TRUE(j);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(direct, "join_handle 'join': a task joining itself would wait for ever");
+    EXPECT_EQ(nested, direct);
+    EXPECT_EQ(got, 7);  // the refused joins took nothing from the real one
+}
+
 TEST(task, detached_task_frees_its_frame_when_done) {
     frame_pool<512, 4> pool{"detach_pool"};
     executor ex{test::virtual_clock()};

@@ -84,6 +84,10 @@ public:
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
             target = &self->ctl();
+            // A task (or a coroutine it awaits) joining its own handle
+            // would wait for its own end: refused, as a mutex refuses a
+            // lock that would deadlock.
+            if (target == &me) { outcome = errc::cycle; return false; }
             // One waiter slot per task: a second joiner would silently take
             // the first one's wake-up and leave it blocked for ever, or,
             // once the task has finished and woken the first, its value.
@@ -101,6 +105,8 @@ public:
                 return error{errc::busy, "join_handle", "join", 1, "already joined by another task"};
             if (outcome == errc::invalid)
                 return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
+            if (outcome == errc::cycle)
+                return error{errc::cycle, "join_handle", "join", 0, "a task joining itself would wait for ever"};
             if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
             // Woken by the task's end (the frame lives: a detach would have
             // made it `invalid`): no longer its joiner, even if the handle

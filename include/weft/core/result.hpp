@@ -73,11 +73,15 @@ struct error {
     std::size_t limit = 0;
     const char* detail = nullptr;
 
-    /// "channel 'uart_rx': full (capacity 8)" style message.
+    /// "channel 'uart_rx': full (limit 8)" style message; "sleep:
+    /// cancelled" for an error of an unnamed object, "timeout" for a code
+    /// alone.
     error_text message() const noexcept {
         error_text t{};
-        int n = std::snprintf(t.text, sizeof t.text, "%s '%s': %s", kind, object,
-                              detail ? detail : to_string(code));
+        const char* what = detail ? detail : to_string(code);
+        int n = *object ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", kind, object, what)
+                : *kind ? std::snprintf(t.text, sizeof t.text, "%s: %s", kind, what)
+                        : std::snprintf(t.text, sizeof t.text, "%s", what);
         if (limit != 0 && n > 0 && std::size_t(n) < sizeof t.text)
             std::snprintf(t.text + n, sizeof t.text - std::size_t(n), " (limit %zu)", limit);
         return t;

@@ -51,7 +51,10 @@ public:
         ctl_->park(h, this);
         return true;
     }
-    status await_resume() const noexcept { return status{outcome_}; }
+    status await_resume() const noexcept {
+        if (outcome_ == errc::ok) return {};
+        return error{outcome_, "sleep", "", 0, nullptr};
+    }
 
 private:
     static void on_fire(detail::timer_node* n) noexcept {

@@ -34,6 +34,12 @@ struct queued_waiter : list_node, wait_node {
     bool enqueue(std::coroutine_handle<P> h, intrusive_list& q) noexcept {
         return enqueue_unless(h, q, [] { return false; });
     }
+    /// What the await yields: ok, or why it ended early (cancelled,
+    /// timeout), naming the object waited on.
+    status result(const char* kind, const char* name) const noexcept {
+        if (outcome == errc::ok) return {};
+        return error{outcome, kind, name, 0, nullptr};
+    }
     /// Grants the wait (called by the object being waited on).
     void grant() noexcept { ctl->wake(); }
 
