@@ -226,5 +226,5 @@ TEST(sync, waits_that_end_early_name_the_object_they_waited_for) {
     EXPECT_EQ(sem_msg, "semaphore 'pool': timeout");
     EXPECT_EQ(ev_msg, "event 'ready': timeout");
     EXPECT_EQ(mutex_msg, "mutex 'bus': timeout");
-    EXPECT_EQ(sleep_msg, "sleep: cancelled");
+    EXPECT_EQ(sleep_msg, "cancelled");
 }

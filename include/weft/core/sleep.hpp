@@ -51,10 +51,9 @@ public:
         ctl_->park(h, this);
         return true;
     }
-    status await_resume() const noexcept {
-        if (outcome_ == errc::ok) return {};
-        return error{outcome_, "sleep", "", 0, nullptr};
-    }
+    // A code alone ("cancelled"): naming the sleep costs every timer an
+    // instruction on the board, and a sleep has no name to give.
+    status await_resume() const noexcept { return status{outcome_}; }
 
 private:
     static void on_fire(detail::timer_node* n) noexcept {
