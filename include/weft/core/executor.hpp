@@ -306,10 +306,12 @@ public:
 
     /// Virtual clock only (a no-op on the real clock): moves time forward by
     /// `d` as if the running code had taken that long. Lets tests simulate
-    /// execution time (e.g. a reaction that misses its deadline).
-    /// Executor thread only.
+    /// execution time (e.g. a reaction that misses its deadline). Stops at
+    /// the end of time (`time_point::max()`): the clock never wraps to
+    /// before its epoch. Executor thread only.
     void advance(duration d) noexcept {
-        if (cfg_.clock == clock_mode::virtual_ && d.count() > 0) virtual_now_ += std::uint64_t(d.count());
+        if (cfg_.clock == clock_mode::virtual_ && d.count() > 0)
+            virtual_now_ = std::uint64_t(later(std::int64_t(virtual_now_), d.count()));
     }
 
     /// Number of spawned tasks that have not finished.
@@ -377,14 +379,18 @@ private:
     // false if nothing could ever wake us (virtual clock only).
     [[gnu::always_inline]] bool idle() noexcept {
         if (cfg_.clock == clock_mode::virtual_) {
+            // Work posted since the drain (by a handler or a timer's
+            // callback) comes first, at this instant: the real clock's
+            // wait would end at once on the post's notify, and virtual
+            // time must not jump past it either.
+            if (irqs_.maybe_pending()) return true;
             if (!timers_.empty()) {
                 // Time passes only while idle, and only as far as the next timer.
                 std::uint64_t next = timers_.top()->deadline_ns;
                 if (next > virtual_now_) virtual_now_ = next;
                 return true;
             }
-            if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0 && !irqs_.maybe_pending())
-                return false;
+            if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0) return false;
         }
         // One call site for both clocks: the port inlines the wait for a
         // notify alone, and the run loop should hold one copy of it.
