@@ -33,7 +33,7 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             return enqueue_unless(h, ev->waiters_, [this] { return ev->set_; });
         }
-        status await_resume() const noexcept { return result("event", ev->name_); }
+        status await_resume() const noexcept { return status_for("event", ev->name_); }
     };
     /// Awaitable: ok once set; cancelled / timeout if aborted.
     wait_operation wait() noexcept {

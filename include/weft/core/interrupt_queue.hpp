@@ -61,9 +61,7 @@ public:
 
     /// Cheap check for the executor's loop (no ordering needed: a miss is
     /// caught at the next check, and the poster also notifies the waker).
-    [[gnu::always_inline]] bool maybe_pending() const noexcept {
-        return head_.load(std::memory_order_relaxed) != nullptr;
-    }
+    [[gnu::always_inline]] bool maybe_pending() const noexcept { return pending_bits() != 0; }
     /// maybe_pending() as a word, zero when nothing is queued: for tests
     /// folded into one branch.
     [[gnu::always_inline]] std::uintptr_t pending_bits() const noexcept {

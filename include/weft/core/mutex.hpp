@@ -84,7 +84,7 @@ public:
             if (outcome == errc::cycle)
                 return error{errc::cycle, "mutex", m->held_name, 0,
                              "would deadlock (held by the caller or by a task waiting for it)"};
-            return result("mutex", m->held_name);
+            return status_for("mutex", m->held_name);
         }
         static void on_abort(detail::wait_node* n, errc why) noexcept {
             auto* self = static_cast<lock_operation*>(n);

@@ -48,7 +48,7 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             return enqueue_unless(h, sem->waiters_, [this] { return sem->waiters_.empty() && sem->try_acquire(); });
         }
-        status await_resume() const noexcept { return result("semaphore", sem->name_); }
+        status await_resume() const noexcept { return status_for("semaphore", sem->name_); }
     };
     /// Awaitable: ok with a unit held; cancelled / timeout without one.
     acquire_operation acquire() noexcept {

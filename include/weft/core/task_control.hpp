@@ -9,12 +9,12 @@
 //                   └────(4) yield─────────┘                      │
 //                   └────────────(5) woken / aborted──────────────┘
 //                                 running ──(6) co_return──> finished
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/wait_node.hpp>
 
 #include <weft/port/port.hpp>
 
 #include <coroutine>
-#include <cstddef>
 #include <cstdint>
 
 namespace weft {
@@ -34,14 +34,10 @@ struct held_lock {
     // Built by hand (no printf in a firmware that never formats): the
     // message names the lock, and port::fatal takes one string.
     char text[96];
-    std::size_t n = 0;
-    auto put = [&](const char* s) {
-        while (*s && n + 1 < sizeof text) text[n++] = *s++;
-    };
-    put("weft: a task ended holding mutex '");
-    put(l.held_name);
-    put("' (unlock it first; lock_guard does)");
-    text[n] = '\0';
+    bounded_text{text, sizeof text}
+        .put("weft: a task ended holding mutex '")
+        .put(l.held_name)
+        .put("' (unlock it first; lock_guard does)");
     port::fatal(text);
 }
 }  // namespace detail

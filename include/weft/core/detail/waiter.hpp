@@ -36,7 +36,7 @@ struct queued_waiter : list_node, wait_node {
     }
     /// What the await yields: ok, or why it ended early (cancelled,
     /// timeout), naming the object waited on.
-    status result(const char* kind, const char* name) const noexcept {
+    status status_for(const char* kind, const char* name) const noexcept {
         if (outcome == errc::ok) return {};
         return error{outcome, kind, name, 0, nullptr};
     }

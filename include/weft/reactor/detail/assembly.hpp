@@ -15,6 +15,7 @@
 //  6. the hot tables: each rank's body and level packed in rank order;
 //     each origin port with a single reader gets that reader's mark.
 // Everything uses the storage the environment already has; nothing allocates.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/reactor/detail/runtime.hpp>
 
 #include <cstddef>
@@ -233,24 +234,17 @@ inline void basic_environment::report_cycle() noexcept {
     // a board that would link a printf and its 64-bit division (~1.7 KB)
     // into every reactor program for a message that only a wrong program
     // ever produces.
-    std::size_t w = 0;
-    auto put = [&](const char* s) {
-        while (*s && w + 1 < sizeof cycle_text_) cycle_text_[w++] = *s++;
-        cycle_text_[w] = '\0';
-    };
-    put("causality cycle:");
+    weft::detail::bounded_text text{cycle_text_, sizeof cycle_text_};
+    text.put("causality cycle:");
     const char* sep = " ";
     for (std::uint32_t i = len + 1; i-- >= x->rank_;) {
         const detail::reaction_node* r = i == len ? x : by_rank_[i];
-        put(sep);
-        put(r->owner_->name_);
-        put(".");
-        put(r->name_);
+        text.put(sep).put(r->owner_->name_).put(".").put(r->name_);
         sep = " -> ";
     }
     // Full: the cycle was cut (or fits exactly); say so rather than end
     // in the middle of a name.
-    if (w + 1 == sizeof cycle_text_) cycle_text_[w - 1] = cycle_text_[w - 2] = cycle_text_[w - 3] = '.';
+    if (text.full()) text.mark_cut();
 }
 
 inline result<std::size_t> basic_environment::event_queue_bound() noexcept {

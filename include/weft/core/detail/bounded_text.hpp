@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Appends strings into a fixed buffer, cut when full and always
+// terminated: for the few messages that name objects on paths where a
+// board should not link printf (a reactor's cycle, a task ending with a
+// lock held).
+#include <cstddef>
+
+namespace weft::detail {
+
+class bounded_text {
+public:
+    bounded_text(char* buf, std::size_t capacity) noexcept : buf_(buf), cap_(capacity) { buf_[0] = '\0'; }
+    bounded_text& put(const char* s) noexcept {
+        while (*s && n_ + 1 < cap_) buf_[n_++] = *s++;
+        buf_[n_] = '\0';
+        return *this;
+    }
+    /// No room was left: the last put() may have been cut.
+    bool full() const noexcept { return n_ + 1 == cap_; }
+    /// Marks a cut text with "..." in its last three characters.
+    void mark_cut() noexcept { buf_[n_ - 1] = buf_[n_ - 2] = buf_[n_ - 3] = '.'; }
+
+private:
+    char* buf_;
+    std::size_t cap_;
+    std::size_t n_ = 0;
+};
+
+}  // namespace weft::detail
