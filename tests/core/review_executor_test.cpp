@@ -190,3 +190,35 @@ TEST(executor, cancel_and_run_to_completion_gives_every_frame_back) {
     }  // the handles free the finished frames, then the executor goes
     EXPECT_EQ(pool.in_use(), 0u);
 }
+
+// A task that calls run() on its own executor would resume the other tasks
+// inside its own frame and leave them mid-way when the inner run() returns:
+// stopped at once, naming the executor. (Boards check it in Debug builds.)
+static void run_from_a_task() {
+    executor ex{executor_config{"main_loop", clock_mode::virtual_}};
+    auto other = []() -> task<> { co_await yield(); };
+    auto nested = [&]() -> task<> {
+        (void)ex.run();
+        co_return;
+    };
+    auto a = ex.spawn(other());
+    auto b = ex.spawn(nested());
+    (void)ex.run();
+}
+
+TEST(executor, run_called_from_one_of_its_tasks_stops_the_program_naming_it) {
+    EXPECT_DEATH(run_from_a_task(), "executor 'main_loop': run\\(\\) called while it is running");
+}
+
+// The check is a flag, not a count: run() can be called again once it
+// has returned (tests and programs run one executor in phases).
+TEST(executor, run_again_after_it_returned_is_not_a_nested_run) {
+    executor ex{test::virtual_clock()};
+    auto sleeper = []() -> task<> { co_await sleep_for(5ms); };
+    auto a = ex.spawn(sleeper());
+    ASSERT_TRUE(a);
+    ex.request_stop();
+    EXPECT_EQ(ex.run(), run_outcome::stopped);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+}

@@ -4,6 +4,7 @@
 // when_any. Each test was written failing before its fix. Virtual clock
 // only; a watchdog stops a run that would otherwise hang.
 #include <weft/core/event.hpp>
+#include <weft/core/semaphore.hpp>
 #include <weft/core/sleep.hpp>
 #include <weft/core/split_phase.hpp>
 #include <weft/core/task.hpp>
@@ -146,4 +147,20 @@ TEST(when_any, a_bound_that_expires_while_the_losers_unwind_does_not_turn_the_wi
     EXPECT_EQ(value, 1);
     EXPECT_EQ(outcome, errc::ok);
     EXPECT_EQ(test::ms(ex), 7);
+}
+
+// More units than the maximum is a configuration error, not something to
+// clamp silently: the program stops, naming the semaphore and the limit.
+TEST(semaphore, an_initial_count_above_the_maximum_stops_the_program_naming_it) {
+    auto build = [] { semaphore adc("adc", 3, 2); };
+    EXPECT_DEATH(build(), "semaphore 'adc': initial count above its maximum \\(limit 2\\)");
+}
+
+TEST(semaphore, an_initial_count_at_the_maximum_is_full) {
+    semaphore sem{"spi", 2, 2};
+    EXPECT_EQ(sem.available(), 2u);
+    auto r = sem.release();
+    ASSERT_FALSE(r);
+    EXPECT_STREQ(r.err().message().c_str(), "semaphore 'spi': released above its maximum (limit 2)");
+    EXPECT_EQ(sem.available(), 2u);
 }

@@ -3,6 +3,7 @@
 // The executor: one per core. Ready queues (one FIFO per priority and a
 // bitmap, so the next task is found in O(1)), a timer heap, and the
 // interrupt hand-off. It sleeps in the port when nothing is ready.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/timer_heap.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>
@@ -24,6 +25,16 @@ namespace detail {
 struct lock_link {
     lock_link* next_contended = nullptr;
 };
+/// Stops the program: run() was entered again, from one of the tasks it
+/// runs (or from a second thread). Cold, out of line.
+[[noreturn, gnu::noinline, gnu::cold]] inline void run_reentered(const char* name) noexcept {
+    char text[96];
+    bounded_text{text, sizeof text}
+        .put("weft: executor '")
+        .put(name)
+        .put("': run() called while it is running (from one of its tasks?)");
+    port::fatal(text);
+}
 }  // namespace detail
 
 /// Where the executor's notion of time comes from.
@@ -68,36 +79,19 @@ public:
     result<join_handle<T>> spawn(task<T>&& t, priority p = 0) noexcept;
 
     /// Runs tasks until all have finished or request_stop() is called.
+    /// Not from one of its own tasks: a nested run() would resume tasks
+    /// inside the caller's frame, and its return would leave them mid-way.
+    /// Hosts, and boards in Debug builds, stop the program there, naming
+    /// the executor.
     run_outcome run() noexcept {
-        for (;;) {
-            if (irqs_.maybe_pending()) {
-                in_drain_ = true;
-                irqs_.drain();
-                // A handler resumed its task right in the drain
-                // (wake_from_handler clears the flag): what was posted
-                // while that task ran is drained before anything else.
-                // Otherwise one drain per turn, so that a flood of
-                // interrupts cannot keep tasks from running.
-                if (!in_drain_) continue;
-                in_drain_ = false;
-                // Only after a drain: request_stop() posts its node after
-                // setting the flag, so the drain that takes the node sees
-                // it (and no handler resumes a task inline meanwhile).
-                // Consumed here, not cleared on entry: a stop requested
-                // before run() (by another thread, an ISR) is not lost.
-                if (stop_.load(std::memory_order_relaxed)) {
-                    stop_.store(false, std::memory_order_relaxed);
-                    return run_outcome::stopped;
-                }
-            }
-            if (!timers_.empty()) fire_timers();
-            if (bitmap_ != 0) {
-                pop_ready().resume();
-                continue;
-            }
-            if (live_ == 0) return run_outcome::completed;
-            if (!idle()) return run_outcome::stalled;
+        if constexpr (check_reentry) {
+            if (running_) detail::run_reentered(cfg_.name);
+            running_ = true;
+            const run_outcome o = run_loop();
+            running_ = false;
+            return o;
         }
+        return run_loop();
     }
 
     /// Asks run() to return at its next scheduling point.
@@ -322,6 +316,39 @@ public:
     void task_finished() noexcept { --live_; }
 
 private:
+    // run()'s loop; inlined into it.
+    [[gnu::always_inline]] run_outcome run_loop() noexcept {
+        for (;;) {
+            if (irqs_.maybe_pending()) {
+                in_drain_ = true;
+                irqs_.drain();
+                // A handler resumed its task right in the drain
+                // (wake_from_handler clears the flag): what was posted
+                // while that task ran is drained before anything else.
+                // Otherwise one drain per turn, so that a flood of
+                // interrupts cannot keep tasks from running.
+                if (!in_drain_) continue;
+                in_drain_ = false;
+                // Only after a drain: request_stop() posts its node after
+                // setting the flag, so the drain that takes the node sees
+                // it (and no handler resumes a task inline meanwhile).
+                // Consumed here, not cleared on entry: a stop requested
+                // before run() (by another thread, an ISR) is not lost.
+                if (stop_.load(std::memory_order_relaxed)) {
+                    stop_.store(false, std::memory_order_relaxed);
+                    return run_outcome::stopped;
+                }
+            }
+            if (!timers_.empty()) fire_timers();
+            if (bitmap_ != 0) {
+                pop_ready().resume();
+                continue;
+            }
+            if (live_ == 0) return run_outcome::completed;
+            if (!idle()) return run_outcome::stalled;
+        }
+    }
+
     // Precondition: bitmap_ != 0. Each level is a singly linked FIFO with
     // head and tail: the next task to run is one load from the executor
     // (its head), not two (a ring reached through its tail), which is one
@@ -416,6 +443,12 @@ private:
         }
     }
 
+#ifdef NDEBUG
+    static constexpr bool check_reentry = !port::small_code;
+#else
+    static constexpr bool check_reentry = true;
+#endif
+
     // The fields every switch reads come first, so that they share a cache
     // line (host) and short load offsets (Thumb-2).
     std::uint32_t bitmap_ = 0;
@@ -439,6 +472,7 @@ private:
     // board's waker is one byte, next to the flags).
     std::atomic<bool> stop_{false};
     bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
+    bool running_ = false;   // in run(), when check_reentry
     port::waker waker_;
     irq_node stop_node_{&on_stop_node};
     executor_config cfg_;

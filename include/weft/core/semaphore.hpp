@@ -3,17 +3,39 @@
 // Counting semaphore with a static maximum. release() hands a unit directly
 // to the oldest waiter (FIFO, no barging), so a waiter cannot starve.
 // Executor thread only.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/result.hpp>
+#include <weft/port/port.hpp>
 
 #include <cstdint>
 
 namespace weft {
 
+namespace detail {
+/// Stops the program: a semaphore was built with more units than its
+/// maximum. Cold, out of line, no printf.
+[[noreturn, gnu::noinline, gnu::cold]] inline void initial_above_max(const char* name, std::uint32_t max) noexcept {
+    char text[96];
+    bounded_text{text, sizeof text}
+        .put("weft: semaphore '")
+        .put(name)
+        .put("': initial count above its maximum (limit ")
+        .put_decimal(max)
+        .put(")");
+    port::fatal(text);
+}
+}  // namespace detail
+
 class semaphore {
 public:
+    /// `initial` above `max` is a configuration error: the program stops,
+    /// naming the semaphore and its maximum (a silent clamp would hide
+    /// units the author believed were there).
     semaphore(const char* name, std::uint32_t initial, std::uint32_t max) noexcept
-        : name_(name), count_(initial < max ? initial : max), max_(max) {}
+        : name_(name), count_(initial), max_(max) {
+        if (initial > max) detail::initial_above_max(name, max);
+    }
     semaphore(const semaphore&) = delete;
     semaphore& operator=(const semaphore&) = delete;
 

@@ -16,6 +16,14 @@ public:
         buf_[n_] = '\0';
         return *this;
     }
+    /// Appends `v` in decimal (a limit in a message).
+    bounded_text& put_decimal(unsigned long v) noexcept {
+        char digits[24];
+        std::size_t k = sizeof digits;
+        digits[--k] = '\0';
+        do digits[--k] = char('0' + v % 10); while ((v /= 10) != 0);
+        return put(digits + k);
+    }
     /// No room was left: the last put() may have been cut.
     bool full() const noexcept { return n_ + 1 == cap_; }
     /// Marks a cut text with "..." in its last three characters.
