@@ -164,3 +164,23 @@ TEST(semaphore, an_initial_count_at_the_maximum_is_full) {
     EXPECT_STREQ(r.err().message().c_str(), "semaphore 'spi': released above its maximum (limit 2)");
     EXPECT_EQ(sem.available(), 2u);
 }
+
+// A maximum of 0 is a pulse: a release reaches a waiting task or fails,
+// and the failure says so (a limit of 0 is not printed).
+TEST(semaphore, a_pulse_semaphore_hands_units_to_waiters_only) {
+    executor ex{test::virtual_clock()};
+    semaphore pulse{"tick", 0, 0};
+    auto r = pulse.release();
+    ASSERT_FALSE(r);
+    EXPECT_STREQ(r.err().message().c_str(), "semaphore 'tick': released with no task waiting (maximum 0)");
+    bool got = false;
+    auto waiter = [&]() -> task<> { got = bool(co_await pulse.acquire()); };
+    auto h = ex.spawn(waiter());
+    ASSERT_TRUE(h);
+    (void)ex.run();
+    EXPECT_FALSE(got);
+    EXPECT_TRUE(pulse.release());
+    (void)ex.run();
+    EXPECT_TRUE(got);
+    EXPECT_EQ(pulse.available(), 0u);
+}

@@ -19,6 +19,7 @@
 // size of every coroutine's frame and the peak use of every pool: the facts
 // needed to size the pools of the next build (see docs/port-cortex-m.md,
 // "Frame sizes before deployment").
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/result.hpp>
 #include <weft/port/port.hpp>
 
@@ -428,7 +429,7 @@ public:
         // Scopes end in the reverse order they began. One that spans a
         // co_await breaks that as soon as another task opens a scope (and
         // it forces its pool on every task that runs meanwhile): refused.
-        WEFT_ASSERT(frame_allocator::scoped() == pool_, "use_frames scopes ended out of order (one spans a co_await?)");
+        if (frame_allocator::scoped() != pool_) [[unlikely]] out_of_order(*pool_, frame_allocator::scoped());
         frame_allocator::scoped() = saved_;
         frame_allocator::forget();
     }
@@ -436,6 +437,18 @@ public:
     use_frames& operator=(const use_frames&) = delete;
 
 private:
+    // Names both pools: with several scopes in flight (tasks holding them
+    // across awaits) the bare fact does not say which scope is at fault.
+    [[noreturn, gnu::noinline, gnu::cold]] static void out_of_order(const frame_pool_base& ending,
+                                                                   const frame_pool_base* open) noexcept {
+        char text[160];
+        detail::bounded_text t{text, sizeof text};
+        t.put("weft: use_frames scopes ended out of order (one spans a co_await?): '").put(ending.name());
+        if (open) t.put("' ended while '").put(open->name()).put("' is open");
+        else t.put("' ended while no scope is open");
+        port::fatal(text);
+    }
+
     frame_pool_base* saved_;
     frame_pool_base* pool_;
 };

@@ -17,6 +17,7 @@
 // at once with errc::cycle instead of deadlocking.
 // The scheduler does not preempt: an owner that drops its priority in
 // unlock() runs on until its next await. Executor thread only.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/task_group.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/executor.hpp>
@@ -25,6 +26,20 @@
 #include <cstdint>
 
 namespace weft {
+
+namespace detail {
+/// Stops the program: unlock() of a mutex nobody holds (an unlock too many,
+/// or of the wrong mutex). The message names it, as for a task that ends
+/// holding one; cold and out of line, no printf.
+[[noreturn, gnu::noinline, gnu::cold]] inline void unlock_not_locked(const char* name) noexcept {
+    char text[96];
+    bounded_text{text, sizeof text}
+        .put("weft: mutex '")
+        .put(name)
+        .put("': unlock() of a mutex that is not locked");
+    port::fatal(text);
+}
+}  // namespace detail
 
 // The lock_link base links the mutex into its executor's
 // contended_locks() while tasks wait for it: those are the only mutexes
@@ -52,7 +67,7 @@ public:
     }
     /// Precondition: the caller holds the lock. Nobody waiting: O(1).
     void unlock() noexcept {
-        WEFT_ASSERT(locked_, "mutex::unlock without lock");
+        if (!locked_) [[unlikely]] detail::unlock_not_locked(held_name);
         detail::list_node* n = waiters_.pop_front();
         if (owner_) let_go(*owner_);
         if (!n) {  // nobody waited, so nobody lent the owner a priority through this lock

@@ -58,7 +58,12 @@ public:
             static_cast<detail::queued_waiter*>(n)->grant();
             return {};
         }
-        if (count_ == max_) return error{errc::full, "semaphore", name_, max_, "released above its maximum"};
+        if (count_ == max_) {
+            // A maximum of 0 (a pulse: units go only to waiting tasks)
+            // prints no limit, so its text says what happened.
+            return error{errc::full, "semaphore", name_, max_,
+                         max_ ? "released above its maximum" : "released with no task waiting (maximum 0)"};
+        }
         ++count_;
         return {};
     }

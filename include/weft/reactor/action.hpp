@@ -155,7 +155,8 @@ public:
     /// negative extra counts as zero; a tag already taken by an event of
     /// this action: the next free microstep). Fails
     /// with `full` (naming the action and Slots) if Slots events are
-    /// waiting to be tagged, and with `invalid` before the program started.
+    /// waiting to be tagged, with `invalid` before the program started and
+    /// with `closed` once it has finished.
     template <class U = T>
     requires(!std::is_void_v<U>)
     status schedule(U value, duration extra = duration{0}) noexcept {
@@ -176,6 +177,12 @@ private:
         e.ns = to_ns(ex->now());
         {
             port::critical_section cs;
+            // After the end nothing drains the buffer: the event would be
+            // lost behind a success, and later calls would say "buffer full".
+            if (env.ended()) {
+                ++this->dropped_;
+                return error{errc::closed, "physical action", this->name_, 0, "program finished"};
+            }
             if (count_ == Slots) {
                 ++this->dropped_;
                 return error{errc::full, "physical action", this->name_, Slots, "buffer full"};

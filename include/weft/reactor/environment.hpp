@@ -221,7 +221,7 @@ inline void basic_environment::finish() noexcept {
     // A wake-up posted during the last tag (request_stop() in a reaction)
     // may still be queued: it must not outlive the environment there.
     withdraw_wake();
-    if (stop_workers_) stop_workers_(*this);
+    if (on_finish_) on_finish_(*this);  // marks ended() and stops workers
     ex_->task_finished();  // run() returns once nothing else is live
 }
 

@@ -24,6 +24,7 @@
 //                                               events resume with their remaining
 //                                               delay (first entry: as reset)
 //     (3) leaving a: a's pending events are suspended with their remaining delay.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/reactor/detail/mode_switch.hpp>
 #include <weft/reactor/detail/runtime.hpp>
 #include <weft/reactor/reactor.hpp>
@@ -31,6 +32,30 @@
 #include <utility>
 
 namespace weft::reactors {
+
+namespace detail {
+/// A reactor with two initial modes: a declaration error naming it (the
+/// later one would win in silence, and the earlier one would still count
+/// as entered, so a history transition would skip its reset).
+[[gnu::noinline, gnu::cold]] inline void second_initial_mode(reactor_node& r) noexcept {
+    r.env_->declaration_error(error{errc::invalid, "reactor", r.name_, 1, "has two initial modes"});
+}
+/// Stops the program: set_mode() with a mode of another reactor. Names
+/// the mode and both reactors, without printf (boards do not link it).
+[[noreturn, gnu::noinline, gnu::cold]] inline void foreign_mode(const reactor_node& caller,
+                                                              const mode_node& m) noexcept {
+    char text[128];
+    weft::detail::bounded_text{text, sizeof text}
+        .put("weft: reactor '")
+        .put(caller.name_)
+        .put("': set_mode() with mode '")
+        .put(m.name_)
+        .put("' of reactor '")
+        .put(m.owner_->name_)
+        .put("'");
+    port::fatal(text);
+}
+}  // namespace detail
 
 /// Marks a reactor's initial mode: `mode m{*this, "name", initial};`.
 struct initial_t { explicit initial_t() = default; };
@@ -41,6 +66,9 @@ class mode : public detail::mode_node {
 public:
     mode(reactor& owner, const char* name) noexcept { init(owner, name); }
     mode(reactor& owner, const char* name, initial_t) noexcept {
+        // Checked before init() links this mode: the reactor's current
+        // mode is then still the first initial one, if any.
+        if (owner.current_mode_) detail::second_initial_mode(owner);
         init(owner, name);
         initial_ = true;
         entered_ = true;
@@ -89,7 +117,7 @@ inline void basic_environment::enable_mode_suspension() noexcept {
 }
 
 inline void reactor::set_mode(mode& m, transition t) noexcept {
-    WEFT_ASSERT(m.owner_ == this, "set_mode: the mode belongs to another reactor");
+    if (m.owner_ != this) [[unlikely]] detail::foreign_mode(*this, m);
     env_->request_mode(*this, m, t == transition::history);
 }
 

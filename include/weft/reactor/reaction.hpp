@@ -85,6 +85,12 @@ inline void begin_reaction(reaction_node& r, place where, const char* name,
     r.links_ = slots;
 }
 
+/// A deadline below zero: a declaration error naming the reaction. Out of
+/// line and cold: programs with deadlines carry one copy of it.
+[[gnu::noinline, gnu::cold]] inline void negative_deadline(reaction_node& r) noexcept {
+    r.owner_->env_->declaration_error(error{errc::invalid, "reaction", r.name_, 0, "negative deadline"});
+}
+
 /// Appends the reaction to its reactor's and its environment's lists.
 [[gnu::noinline]] inline void end_reaction(reaction_node& r) noexcept {
     reactor_node& o = *r.owner_;
@@ -125,6 +131,9 @@ private:
     void absorb(deadline_spec d) noexcept {
         owner_->env_->enable_checked_bodies();
         owner_->env_->enable_deadline_inference();
+        // Refused like any negative delay (timers, actions, `after`): cut
+        // to 0 in silence, it would make a typo an always-missed deadline.
+        if (d.bound.count() < 0) detail::negative_deadline(*this);
         deadline_ = d.bound.count() < 0 ? 0 : d.bound.count();
         handler_ = d.handler;
     }

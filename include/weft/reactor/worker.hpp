@@ -107,7 +107,9 @@ inline void basic_environment::add_worker(worker& w) noexcept {
     w.env_ = this;
     w.next_ = workers_;
     workers_ = &w;
-    stop_workers_ = [](basic_environment& env) noexcept {
+    // Also does what register_source's hook does, whichever came first.
+    on_finish_ = [](basic_environment& env) noexcept {
+        env.mark_ended();
         for (worker* x = env.workers_; x; x = x->next_) x->stop();
     };
 }

@@ -24,11 +24,11 @@ public:
     duration min_delay() const noexcept { return duration{min_delay_}; }
     duration min_spacing() const noexcept { return duration{min_spacing_}; }
     spacing_policy policy() const noexcept { return policy_; }
-    /// Events dropped (spacing policy `drop`, or a physical action's full
-    /// buffer: one count for both; a full buffer is also reported as an
-    /// error naming the action). Under the port's critical section, as both
-    /// increments are: a physical action's buffer overflows on the
-    /// scheduling thread.
+    /// Events dropped (spacing policy `drop`, a physical action's full
+    /// buffer, or one scheduled after the program finished: one count for
+    /// all; the last two are also reported as errors naming the action).
+    /// Under the port's critical section, as the increments are: a
+    /// physical action's are made on the scheduling thread.
     std::uint32_t dropped() const noexcept {
         port::critical_section cs;
         return dropped_;

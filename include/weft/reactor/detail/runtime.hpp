@@ -93,6 +93,9 @@ public:
     [[nodiscard]] status run(executor& ex) noexcept;
     /// True once the program has stopped (shutdown done or failed).
     bool finished() const noexcept { return finished_; }
+    /// finished(), readable from any thread and from interrupts (physical
+    /// actions refuse what they can no longer deliver).
+    bool ended() const noexcept { return flags_.load(std::memory_order_relaxed) & finished_flag; }
     /// How the program ended: ok, or the first error (overflow, ...).
     status outcome() const noexcept { return failure_; }
     /// Adds a worker (worker.hpp) before start(). Not interrupt-safe.
@@ -120,6 +123,8 @@ public:
         // Installed here so that programs without physical actions link
         // none of the draining (two atomic read-modify-writes).
         drain_ = [](basic_environment& env) noexcept { env.drain_physical(); };
+        // Only physical actions read ended(); add_worker's hook marks it too.
+        if (!on_finish_) on_finish_ = [](basic_environment& env) noexcept { env.mark_ended(); };
     }
     /// A mode entered for the first time: triggers its startup reactions
     /// (at its reset trigger's tag). Scheduler thread (mode.hpp).
@@ -263,6 +268,11 @@ private:
     void resume() noexcept;
     void finish() noexcept;
     void withdraw_wake() noexcept;
+    // For finish() (through on_finish_): ended() reads true from now on. A
+    // store, not an OR: no tag runs any more, so the other flags no longer
+    // matter. Relaxed: a schedule() that sees it only refuses; it reads
+    // nothing the scheduler wrote.
+    void mark_ended() noexcept { flags_.store(finished_flag, std::memory_order_relaxed); }
     // wait: until `due` (port::no_deadline: until a physical action).
     enum class step : std::uint8_t { wait, done };
     step advance(std::uint64_t& due) noexcept;
@@ -323,8 +333,9 @@ private:
     void (*infer_deadlines_)(basic_environment&) noexcept;
     void (*drain_)(basic_environment&) noexcept;  // set by register_source
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept;
-    // Set by add_worker: programs without workers link none of the stopping.
-    void (*stop_workers_)(basic_environment&) noexcept;
+    // Set by add_worker and register_source: programs with neither
+    // workers nor physical actions link none of the stopping and marking.
+    void (*on_finish_)(basic_environment&) noexcept;
     worker* workers_;
     std::uint32_t reactor_count_;
     std::uint32_t reaction_count_;
@@ -372,6 +383,7 @@ private:
     // not always_inline in libstdc++, and GCC 12 -Os calls it.)
     static constexpr std::uint8_t physical_flag = 1;  // physical actions have buffered events
     static constexpr std::uint8_t stop_flag = 2;      // request_stop() was called
+    static constexpr std::uint8_t finished_flag = 4;  // finish() ran (read by ended())
     std::atomic<std::uint8_t> flags_{0};
     std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
     struct wake_node : irq_node {

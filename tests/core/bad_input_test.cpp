@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bad input to the core (audit of the rule "bad input gets a clear error
+// and loses nothing"): each case checks the message (object name and
+// limit), that the failed operation changed nothing, and that later
+// operations on the same objects still work.
+#include <weft/core.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <string>
+
+using namespace weft;
+
+namespace {
+// Out of line, so that Clang cannot elide the frame into the caller
+// (CoroElide): these tests count pool slots.
+[[gnu::noinline]] task<int> job(int x) { co_return x + 1; }
+}  // namespace
+
+// A refused spawn gives the task's frame back at once (the task object is
+// the caller's temporary) and leaves the executor as it was: the same
+// one-slot pool then serves a spawn at the highest valid priority.
+TEST(bad_input, a_priority_above_the_maximum_frees_the_frame_and_changes_nothing) {
+    static frame_pool<512, 1> one{"prio_one"};
+    executor ex{test::virtual_clock("ctl")};
+    {
+        use_frames scope{one};
+        auto bad = ex.spawn(job(1), priority(max_priority + 1));
+        ASSERT_FALSE(bad);
+        EXPECT_EQ(bad.code(), errc::invalid);
+        EXPECT_EQ(bad.err().message().c_str(),
+                  "executor 'ctl': priority above max_priority (limit " + std::to_string(max_priority) + ")");
+    }
+    EXPECT_EQ(one.in_use(), 0u);
+    EXPECT_EQ(ex.live_tasks(), 0u);
+    result<join_handle<int>> good = errc::invalid;
+    {
+        use_frames scope{one};
+        good = ex.spawn(job(2), max_priority);
+    }
+    ASSERT_TRUE(good);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(good->done());
+}
+
+// A second completion is refused and the first value is kept, not
+// overwritten; once it is consumed the operation takes completions again.
+TEST(bad_input, a_refused_second_completion_keeps_the_first_value) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"adc"};
+    ASSERT_TRUE(bool(op.complete(1)));
+    status refused = op.complete(2);
+    ASSERT_FALSE(refused);
+    EXPECT_STREQ(refused.err().message().c_str(),
+                 "split_phase 'adc': completed twice before being awaited (limit 1)");
+    int first = 0, second = 0;
+    auto t = [&]() -> task<> {
+        auto a = co_await op;
+        first = a ? *a : -1;
+        EXPECT_TRUE(bool(op.complete(3)));
+        auto b = co_await op;
+        second = b ? *b : -1;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(first, 1);
+    EXPECT_EQ(second, 3);
+}
+
+// Joining a handle that holds no task (default-built, or moved from) ends
+// at once with `invalid`, and the joining task goes on normally.
+TEST(bad_input, joining_an_empty_handle_is_refused_and_the_task_goes_on) {
+    executor ex{test::virtual_clock()};
+    join_handle<int> none;
+    auto moved = ex.spawn(job(4));
+    ASSERT_TRUE(moved);
+    join_handle<int> owner = std::move(*moved);
+    std::string empty_msg, moved_msg;
+    errc empty_code = errc::ok;
+    int value = 0;
+    auto t = [&]() -> task<> {
+        auto a = co_await none.join();
+        empty_code = a.code();
+        empty_msg = a.err().message().c_str();
+        auto b = co_await moved->join();
+        moved_msg = b.err().message().c_str();
+        auto c = co_await owner.join();  // the task itself is still joinable
+        value = c ? *c : -1;
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(empty_code, errc::invalid);
+    EXPECT_EQ(empty_msg, "join_handle '(empty)': nothing to join");
+    EXPECT_EQ(moved_msg, "join_handle '(empty)': nothing to join");
+    EXPECT_EQ(value, 5);
+}
+
+// Unlocking a mutex nobody holds is a programming error: the program
+// stops, and the message names the mutex.
+TEST(bad_input, unlocking_a_free_mutex_stops_the_program_naming_it) {
+    auto unlock_free = [] {
+        mutex m{"spi_bus"};
+        m.unlock();
+    };
+    EXPECT_DEATH(unlock_free(), "mutex 'spi_bus': unlock\\(\\) of a mutex that is not locked");
+}
+
+// use_frames scopes that end out of order stop the program; the message
+// names both pools, so that the scope at fault can be found.
+TEST(bad_input, use_frames_scopes_out_of_order_name_both_pools) {
+    static frame_pool<256, 1> outer{"outer_pool"}, inner{"inner_pool"};
+    auto out_of_order = [] {
+        auto* a = new use_frames{outer};
+        use_frames b{inner};
+        delete a;
+    };
+    EXPECT_DEATH(out_of_order(), "use_frames scopes ended out of order.*'outer_pool'.*'inner_pool'");
+}
