@@ -4,6 +4,7 @@
 // when_any. Each test was written failing before its fix. Virtual clock
 // only; a watchdog stops a run that would otherwise hang.
 #include <weft/core/event.hpp>
+#include <weft/core/mutex.hpp>
 #include <weft/core/semaphore.hpp>
 #include <weft/core/sleep.hpp>
 #include <weft/core/split_phase.hpp>
@@ -183,4 +184,43 @@ TEST(semaphore, a_pulse_semaphore_hands_units_to_waiters_only) {
     (void)ex.run();
     EXPECT_TRUE(got);
     EXPECT_EQ(pulse.available(), 0u);
+}
+
+// A unit or a lock handed to a waiter is its own from then on: a cancel
+// that arrives before the waiter runs again cancels its next await, not
+// this one (the unit or the lock would otherwise belong to nobody).
+TEST(cancel, a_unit_or_lock_granted_before_the_cancel_is_kept) {
+    executor ex{test::virtual_clock()};
+    semaphore units{"units", 0, 1};
+    mutex bus{"bus"};
+    status got_unit{errc::invalid}, got_lock{errc::invalid}, next{errc::invalid};
+    join_handle<void>* waiters[2] = {};
+    auto granter = [&]() -> task<> {
+        EXPECT_TRUE(co_await bus.lock());
+        co_await sleep_for(1ms);  // both waiters park meanwhile
+        EXPECT_TRUE(units.release());  // hands the unit over
+        bus.unlock();                  // hands the lock over
+        for (auto* w : waiters) w->cancel();  // before either runs again
+    };
+    auto sem_waiter = [&]() -> task<> {
+        got_unit = co_await units.acquire();
+        next = co_await sleep_for(1ms);
+        if (got_unit) (void)units.release();
+    };
+    auto lock_waiter = [&]() -> task<> {
+        got_lock = co_await bus.lock();
+        if (got_lock) bus.unlock();
+    };
+    auto h0 = ex.spawn(granter(), 1);
+    auto h1 = ex.spawn(sem_waiter(), 1);
+    auto h2 = ex.spawn(lock_waiter(), 1);
+    ASSERT_TRUE(h0 && h1 && h2);
+    waiters[0] = &*h1;
+    waiters[1] = &*h2;
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(got_unit);
+    EXPECT_EQ(next.code(), errc::cancelled);
+    EXPECT_TRUE(got_lock);
+    EXPECT_FALSE(bus.locked());
+    EXPECT_EQ(units.available(), 1u);
 }
