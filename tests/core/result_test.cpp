@@ -40,3 +40,20 @@ TEST(status, full_error_survives_copies) {
     EXPECT_EQ(assigned.code(), errc::full);
     EXPECT_STREQ(assigned.err().message().c_str(), "channel 'uart_rx': full (limit 8)");
 }
+
+// Reading an error as a value is a programmer error; the report carries
+// the error held, so the unchecked failure is named, not just noticed.
+static int value_of_a_full_channel_error() {
+    result<int> r{error{errc::full, "channel", "uart_rx", 8, nullptr}};
+    return *r;
+}
+static int value_of_a_bare_code() {
+    result<int> r{errc::timeout};
+    return r.value();
+}
+
+TEST(result, value_of_an_error_stops_the_program_naming_the_error) {
+    EXPECT_DEATH((void)value_of_a_full_channel_error(),
+                 "result::value\\(\\) on an error: channel 'uart_rx': full \\(limit 8\\)");
+    EXPECT_DEATH((void)value_of_a_bare_code(), "result::value\\(\\) on an error: timeout");
+}

@@ -5,6 +5,7 @@
 // that failed and the limit involved, so that its message can say
 // "frame pool 'sensors': all slots in use (limit 4)" without formatting
 // anything (or allocating) until someone asks for the text.
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/port/port.hpp>
 
 #include <cstddef>
@@ -93,6 +94,22 @@ struct error {
 /// nothing failed.
 inline constexpr error no_error{};
 
+namespace detail {
+/// Stops the program: value() of a result that holds `e`. The message
+/// carries the error (what failed, on which object, against which limit),
+/// built by hand: a board that never formats does not link printf for it.
+[[noreturn, gnu::noinline, gnu::cold]] inline void value_of_error(const error& e) noexcept {
+    char text[160];
+    bounded_text t{text, sizeof text};
+    t.put("weft: result::value() on an error: ");
+    if (*e.object) t.put(e.kind).put(" '").put(e.object).put("': ");
+    else if (*e.kind) t.put(e.kind).put(": ");
+    t.put(e.detail ? e.detail : to_string(e.code));
+    if (e.limit != 0) t.put(" (limit ").put_decimal(e.limit).put(")");
+    port::fatal(text);
+}
+}  // namespace detail
+
 /// Either a T or an error. [[nodiscard]]: ignoring a failure is a bug.
 template <class T>
 class [[nodiscard]] result {
@@ -139,12 +156,13 @@ public:
     /// programmer error, and silently returning garbage would be worse).
     // Inlined: a flag test and a cold call; out of line at -Os it costs a
     // call, its prologue and a reload of the flag on every access.
+    // The failure names the error held (what the caller failed to check).
     [[gnu::always_inline]] T& value() & noexcept {
-        WEFT_ASSERT(ok_, "result::value() on an error");
+        if (!ok_) [[unlikely]] detail::value_of_error(*std::launder(reinterpret_cast<const error*>(&storage_)));
         return *std::launder(reinterpret_cast<T*>(&storage_));
     }
     [[gnu::always_inline]] const T& value() const& noexcept {
-        WEFT_ASSERT(ok_, "result::value() on an error");
+        if (!ok_) [[unlikely]] detail::value_of_error(*std::launder(reinterpret_cast<const error*>(&storage_)));
         return *std::launder(reinterpret_cast<const T*>(&storage_));
     }
     T&& value() && noexcept { return std::move(value()); }
