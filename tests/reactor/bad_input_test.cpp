@@ -388,3 +388,26 @@ TEST(bad_input, a_keepalive_program_without_event_sources_is_reported_when_the_e
     EXPECT_TRUE(env.outcome());
     EXPECT_EQ(tr.lines, (std::vector<std::string>{"1ms/0 t", "1ms/1 shutdown"}));
 }
+
+// A worker joins before start(): afterwards the scheduler and the running
+// workers read the list without a lock. Added twice, it would link to
+// itself. Both stop the program naming the environment and the worker.
+static void add_a_worker_after_start() {
+    environment<4, 8> env{{.name = "plant"}};
+    three r{env, "r"};
+    executor ex{test::virtual_clock()};
+    worker late{"late"};
+    if (!env.start(ex)) return;
+    env.add_worker(late);
+}
+static void add_a_worker_twice() {
+    environment<4, 8> env{{.name = "plant"}};
+    worker w{"w"};
+    env.add_worker(w);
+    env.add_worker(w);
+}
+
+TEST(bad_input, a_worker_added_after_start_or_twice_stops_the_program_naming_it) {
+    EXPECT_DEATH(add_a_worker_after_start(), "environment 'plant': worker 'late' added after start\\(\\)");
+    EXPECT_DEATH(add_a_worker_twice(), "environment 'plant': worker 'w' added twice");
+}

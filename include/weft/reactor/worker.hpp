@@ -7,6 +7,9 @@
 //   std::thread t([&] { helper.run(); });   // returns when the program ends
 //   env.run(ex);  t.join();
 //
+// A worker is added before start() and serves that one environment for
+// its lifetime (adding it later, or twice, stops the program naming it).
+//
 // Reactions of one level do not depend on each other, so any split of a
 // level gives the results of one worker. When a level has at least
 // `parallel_threshold` ready reactions the scheduler publishes it as a
@@ -26,6 +29,7 @@
 // (below `parallel_threshold`) are never shared. A worker is not an executor:
 // reactions that start tasks or touch an executor must not be shared
 // (keep them in levels narrower than the threshold, or use one worker).
+#include <weft/core/detail/bounded_text.hpp>
 #include <weft/port/port.hpp>
 #include <weft/reactor/detail/runtime.hpp>
 
@@ -103,7 +107,27 @@ private:
     std::atomic<bool> stop_{false};
 };
 
+namespace detail {
+/// Stops the program: a worker added after start() (the scheduler and the
+/// running workers read the list without a lock) or added twice (its link
+/// would point to itself). Names both; no printf.
+[[noreturn, gnu::noinline, gnu::cold]] inline void worker_refused(const char* env, const char* w,
+                                                                 const char* why) noexcept {
+    char text[128];
+    weft::detail::bounded_text{text, sizeof text}
+        .put("weft: environment '")
+        .put(env)
+        .put("': worker '")
+        .put(w)
+        .put("' ")
+        .put(why);
+    port::fatal(text);
+}
+}  // namespace detail
+
 inline void basic_environment::add_worker(worker& w) noexcept {
+    if (started_ || w.env_) [[unlikely]]
+        detail::worker_refused(cfg_.name, w.name_, w.env_ ? "added twice" : "added after start()");
     w.env_ = this;
     w.next_ = workers_;
     workers_ = &w;
