@@ -222,3 +222,10 @@ TEST(executor, run_again_after_it_returned_is_not_a_nested_run) {
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(ex.run(), run_outcome::completed);
 }
+
+TEST(executor, run_outcomes_have_names) {
+    EXPECT_STREQ(to_string(run_outcome::completed), "completed");
+    EXPECT_STREQ(to_string(run_outcome::stopped), "stopped");
+    EXPECT_STREQ(to_string(run_outcome::stalled), "stalled");
+    static_assert(to_string(run_outcome::stalled)[1] == 't');
+}

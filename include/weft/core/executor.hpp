@@ -55,6 +55,16 @@ enum class run_outcome : std::uint8_t {
     stalled     ///< virtual clock only: tasks wait but nothing can wake them
 };
 
+/// "completed", "stopped" or "stalled", as to_string(errc) names codes.
+constexpr const char* to_string(run_outcome o) noexcept {
+    switch (o) {
+        case run_outcome::completed: return "completed";
+        case run_outcome::stopped: return "stopped";
+        case run_outcome::stalled: return "stalled";
+    }
+    return "?";
+}
+
 class executor {
 public:
     // head_/tail_ are deliberately left uninitialised: a level's slots are read only
