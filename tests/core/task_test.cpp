@@ -152,10 +152,7 @@ TEST(task, detached_task_frees_its_frame_when_done) {
 TEST(task, priority_out_of_range_is_an_error_naming_the_executor) {
     executor ex{{"ctl_loop", clock_mode::virtual_}};
     auto h = ex.spawn(twice(1), 40);
-    ASSERT_FALSE(h);
-    EXPECT_EQ(h.code(), errc::invalid);
-    EXPECT_STREQ(h.err().message().c_str(),
-                 "executor 'ctl_loop': priority above max_priority (limit 31)");
+    ASSERT_TRUE(test::failed_with(h, errc::invalid, "executor 'ctl_loop': priority above max_priority (limit 31)"));
 }
 
 TEST(task, join_of_a_cancelled_task_yields_what_it_returned) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared by the host unit tests: frame pools big enough for every test
-// (each test that measures pools declares its own), and a virtual-clock
-// executor factory.
+// (each test that measures pools declares its own), a virtual-clock
+// executor factory, and the check that an operation failed as expected.
 #include <weft/core.hpp>
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <cstring>
 
 namespace weft::test {
 
@@ -26,6 +29,18 @@ inline executor_config virtual_clock(const char* name = "test") {
 /// Milliseconds since the executor's epoch, for readable expectations.
 inline std::int64_t ms(const executor& ex) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(ex.now().time_since_epoch()).count();
+}
+
+/// `r` failed with `code` and exactly the message `text`; otherwise says
+/// what it held instead. ASSERT_TRUE(test::failed_with(s, errc::full, "..."))
+template <class T>
+::testing::AssertionResult failed_with(const result<T>& r, errc code, const char* text) {
+    if (r) return ::testing::AssertionFailure() << "succeeded; expected " << to_string(code) << ": " << text;
+    const auto got = r.err().message();
+    if (r.code() != code || std::strcmp(got.c_str(), text) != 0)
+        return ::testing::AssertionFailure() << "failed with \"" << got.c_str() << "\" (" << to_string(r.code())
+                                             << "); expected \"" << text << "\" (" << to_string(code) << ")";
+    return ::testing::AssertionSuccess();
 }
 
 }  // namespace weft::test
