@@ -26,3 +26,17 @@ TEST(interrupt_thread, a_handler_can_stop_its_own_source) {
     src.reset();
     EXPECT_EQ(runs.load(), 1);
 }
+
+// A delayed raise is a one-shot timer: re-arming replaces the earlier one
+// (an hour away here, which never fires), and the handler runs once.
+TEST(interrupt_thread, raise_after_fires_once_and_a_rearm_replaces_it) {
+    std::atomic<int> runs{0};
+    interrupt_thread src([&] { runs.fetch_add(1, std::memory_order_relaxed); });
+    src.raise_after(std::chrono::hours(1));
+    src.raise_after(std::chrono::microseconds(100));
+    while (runs.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+    src.raise();  // independent of the delayed raise
+    while (runs.load(std::memory_order_relaxed) == 1) std::this_thread::yield();
+    src.stop();
+    EXPECT_EQ(runs.load(), 2);
+}

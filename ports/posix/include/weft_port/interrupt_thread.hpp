@@ -2,7 +2,8 @@
 #pragma once
 // Simulated interrupt source for the host port: a thread that runs a
 // handler every `period` (like a timer IRQ), or whenever raise() is called
-// (like a software-pended IRQ). The handler runs with the port's interrupt
+// (like a software-pended IRQ), or once `d` after raise_after(d) (like a
+// one-shot timer, or a conversion that completes later). The handler runs with the port's interrupt
 // mask held, so code inside a critical_section never sees it mid-way,
 // exactly as on a microcontroller. Handlers must only use interrupt-safe
 // weft functions (split_phase::complete, executor::post, ...).
@@ -42,6 +43,20 @@ public:
         cv_.notify_one();
     }
 
+    /// Pends the interrupt once, `delay` from now (on-demand sources): a
+    /// one-shot hardware timer, e.g. a conversion that completes later.
+    /// A second call before it fired re-arms it (one delayed raise at a
+    /// time); raise() is independent of it. Callable from any thread.
+    void raise_after(std::chrono::nanoseconds delay) {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            due_ = std::chrono::steady_clock::now() + delay;
+            armed_ = true;
+            ++rearms_;
+        }
+        cv_.notify_one();
+    }
+
     /// Ends the source; when it returns, the handler no longer runs.
     /// Callable from any thread, also from the handler itself (a source
     /// that stops itself): it then only ends the source, which its
@@ -73,9 +88,15 @@ private:
                 if (stopping_) return;
                 next += period_;
             } else {
-                cv_.wait(lk, [&] { return stopping_ || pending_ > 0; });
+                // A re-arm wakes the wait so that it waits for the new time.
+                const unsigned seen = rearms_;
+                auto woken = [&] { return stopping_ || pending_ > 0 || rearms_ != seen; };
+                if (armed_) cv_.wait_until(lk, due_, woken);
+                else cv_.wait(lk, woken);
                 if (stopping_) return;
-                --pending_;
+                if (pending_ > 0) --pending_;
+                else if (armed_ && std::chrono::steady_clock::now() >= due_) armed_ = false;
+                else continue;  // re-armed: wait again
             }
             lk.unlock();
             {
@@ -91,6 +112,9 @@ private:
     std::condition_variable cv_;
     unsigned pending_ = 0;
     bool stopping_ = false;
+    bool armed_ = false;  // raise_after() is due at due_
+    unsigned rearms_ = 0;
+    std::chrono::steady_clock::time_point due_{};
     std::thread::id self_;  // the source's thread, under m_
     std::mutex join_m_;
     std::thread thread_;
