@@ -5,7 +5,10 @@
 #                                         NAME.elf + NAME.map; fails the build
 #                                         if the heap/exception runtime links;
 #                                         NO_FAULT_REPORT: faults end with a
-#                                         generic line (1.3 KB less flash)
+#                                         generic line (1.3 KB less flash);
+#                                         compiled with -fno-exceptions
+#                                         -fno-rtti (and, in weft's own
+#                                         tree, -Wall -Wextra -Werror)
 #   weft_target_test(NAME [ICOUNT] [TIMEOUT s] [SERIAL_IN file] [SERIAL_EXPECT file]
 #                    [EXPECT_EXIT n] [EXPECT_CONSOLE regex])
 #
@@ -20,7 +23,13 @@ function(weft_target_executable name)
     cmake_parse_arguments(arg "NO_FAULT_REPORT" "" "" ${ARGN})
     add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
     set_target_properties(${name} PROPERTIES SUFFIX .elf)  # also in a product's folders
-    target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_flags)
+    # weft's own firmware (weft the top-level project) builds with its
+    # warnings as errors; a product's only with the language flags.
+    if(WEFT_BUILD_TESTS)
+        target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_flags)
+    else()
+        target_link_libraries(${name} PRIVATE weft_cortex_m weft weft_language_flags)
+    endif()
     if(NOT arg_NO_FAULT_REPORT)
         target_link_libraries(${name} PRIVATE weft_cortex_m_fault_report)
     endif()

@@ -5,7 +5,12 @@
 
 weft::frame_pool<256, 2> frames{"product"};
 
-weft::task<int> answer() { co_return 42; }
+// A product's warnings are its own business: weft's -Wall -Wextra -Werror
+// is not imposed on it, so this unused parameter warns (-Wextra) and must
+// not fail the build.
+static int twice(int v, int unused_on_purpose) { return 2 * v; }
+
+weft::task<int> answer() { co_return twice(21, 0); }
 
 int main() {
     weft::executor ex{weft::executor_config{"product", weft::clock_mode::virtual_}};
