@@ -18,3 +18,15 @@ message("${out}")
 if(NOT rc EQUAL 0 OR NOT out MATCHES "1 tests passed|tests passed, 0 tests failed out of 1\n")
     message(FATAL_ERROR "the product's ctest should run its one test, and pass")
 endif()
+
+# A firmware that links malloc does not survive its build: the post-link
+# check fails it, names the symbols and the map file, and deletes the .elf.
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target heap_product
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "links forbidden runtime symbols: malloc"
+   OR NOT "${out}${err}" MATCHES "grep -B1 '\\(malloc\\)'" OR NOT "${out}${err}" MATCHES "heap_product\\.map")
+    message(FATAL_ERROR "a firmware that calls malloc built, or its error does not name malloc and the map:\n${out}${err}")
+endif()
+if(EXISTS ${WORK}/heap_product.elf)
+    message(FATAL_ERROR "the refused firmware heap_product.elf was left behind")
+endif()

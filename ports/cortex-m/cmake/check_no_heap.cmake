@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Post-link check (cmake -P): fails, and deletes the firmware, if it links the
-# heap, the exception runtime or the global operator new (DESIGN.md rule 1).
+# heap, the exception runtime or the global operator new (weft's firmware
+# rule: nothing is allocated after start-up; frames come from frame pools).
 #   -DNM=arm-none-eabi-nm -DELF=firmware.elf
 execute_process(COMMAND ${NM} --defined-only ${ELF} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -19,9 +20,12 @@ foreach(s IN LISTS forbidden)
 endforeach()
 if(found)
     file(REMOVE ${ELF})
+    list(GET found 0 first)
     list(JOIN found ", " found)
+    string(REGEX REPLACE "\\.elf$" ".map" map "${ELF}")
     message(FATAL_ERROR "weft: ${ELF} links forbidden runtime symbols: ${found}\n"
-        "No heap, no exceptions on target (shared/DESIGN.md rule 1). "
-        "Find who pulls them in with: arm-none-eabi-ld ... -Wl,--trace-symbol=<symbol> "
-        "or the map file next to the firmware.")
+        "No heap and no exceptions on the board (coroutine frames come from "
+        "frame pools; new, std::string, std::vector, printf and throw need the heap). "
+        "The map file names the object that pulled each one in: "
+        "grep -B1 '(${first})' ${map} (or link with -Wl,--trace-symbol=${first}).")
 endif()

@@ -121,6 +121,13 @@ int __aeabi_atexit(void*, void (*)(void*), void*) { return 0; }
 int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
 void* __dso_handle = nullptr;
 
+// There is no heap: a malloc that is linked anyway gets nothing. Defined
+// so that such a firmware still links and the post-link check
+// (cmake/check_no_heap.cmake) names what it pulled in and where to look,
+// instead of an undefined `_sbrk` from inside newlib. Unreferenced, the
+// linker's section GC drops it.
+void* _sbrk(int) { return reinterpret_cast<void*>(-1); }
+
 }  // extern "C"
 
 namespace weft::port::cortex_m {
