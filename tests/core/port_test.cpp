@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <weft/port/print.hpp>
 #include <weft/port/port.hpp>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 TEST(port, clock_is_monotonic) {
@@ -57,4 +59,19 @@ TEST(port, critical_section_nests) {
     weft::port::critical_section outer;
     { weft::port::critical_section inner; }
     SUCCEED();
+}
+
+// print(): printf-style to the console, a long line cut with "..."
+// (console_write goes to file descriptor 1, which CaptureStdout redirects).
+TEST(port, print_formats_to_the_console_and_marks_a_cut_line) {
+    testing::internal::CaptureStdout();
+    weft::port::print("%u ms: led %s\n", 250u, "on");
+    char wide[300];
+    for (char& c : wide) c = 'x';
+    wide[sizeof wide - 1] = '\0';
+    weft::port::print("%s\n", wide);
+    const std::string out = testing::internal::GetCapturedStdout();
+    ASSERT_EQ(out.size(), std::string("250 ms: led on\n").size() + WEFT_PRINT_BUFFER - 1);
+    EXPECT_EQ(out.substr(0, 15), "250 ms: led on\n");
+    EXPECT_EQ(out.substr(out.size() - 4), "x...");
 }
