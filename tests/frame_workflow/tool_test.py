@@ -60,4 +60,10 @@ refused(two + pools + two + pool('small', 256, 4, 1, 600), "pool 'small' is 4 x 
 # that would take frames a smaller pool has no room for).
 accepted(frame('a', 100) + pool('small', 128, 4, 2, 100) + pool('big', 1024, 4, 0, 0),
          'big_slot_bytes = 8;', 'big_slots = 1;', 'small_slots = 2;')
+
+# The header lands in the product's tree: no licence line unless asked for.
+plain = accepted(two + pools, '#pragma once')
+assert plain.startswith('#pragma once') and 'SPDX' not in plain, plain
+tagged = accepted(two + pools, '#pragma once', args=('--spdx', 'MIT'))
+assert tagged.startswith('// SPDX-License-Identifier: MIT\n#pragma once'), tagged
 print('frame_report_to_header: workflow checks passed')
