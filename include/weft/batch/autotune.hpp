@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 namespace weft::batch {
 
@@ -165,8 +166,13 @@ double paired_ratio(Cost&& cost) noexcept {
 /// where its samples had said 2.3x.
 inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, std::size_t data_bytes,
                                                std::size_t active_set_bytes) noexcept {
-    std::size_t want = 2 * caches.total();
-    if (want < 4 * active_set_bytes) want = 4 * active_set_bytes;
+    // Saturating: a wrapped product (1 GiB active sets on a 32-bit target)
+    // would shrink the sample to the very size this rule is there to avoid.
+    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+    const std::size_t total = caches.total();
+    std::size_t want = total > max / 2 ? max : 2 * total;
+    const std::size_t sets = active_set_bytes > max / 4 ? max : 4 * active_set_bytes;
+    if (want < sets) want = sets;
     return data_bytes < want ? data_bytes : want;
 }
 
@@ -174,7 +180,8 @@ inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, st
 /// returns one paired sample of sequential time / interleaved time for
 /// candidate c (> 0). Calls: max_trials to screen, then 2 per candidate of
 /// the best third and final_runs per finalist, once more for each candidate
-/// promoted into those sets (at most promotion_passes refills per round).
+/// promoted into those sets (at most promotion_passes refills per round);
+/// max_trials 0 screens one candidate, final_runs 0 stops after screening.
 /// Not ISR-safe; allocates nothing (about 11 KiB of stack); reorders `c`:
 /// the ranked candidates first (best first), capped ones last.
 /// Errors: errc::invalid when there is no candidate or one has no lanes,
@@ -194,7 +201,7 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 0, "no candidate"};
     for (std::size_t i = 0; i < n; ++i)
         if (c[i].lanes == 0) return error{errc::invalid, "autotune", "candidates", 0, "a candidate has 0 lanes"};
-    if (3 + o.final_runs > tune_max_samples)
+    if (o.final_runs > tune_max_samples - 3)  // not 3 + final_runs: that wraps for a huge request
         return error{errc::invalid, "autotune", "final_runs", tune_max_samples - 3,
                      "more samples per finalist than the tuner keeps"};
     const std::size_t cap = o.max_step_bytes ? o.max_step_bytes : caches.l1() / 2;
@@ -209,9 +216,12 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     tune_choice ch;
     if (eligible == 0) eligible = n;  // nothing under the cap: try everything rather than nothing
     else ch.capped = n - eligible;
+    // Over the cap or not is the first key, not an offset added to the
+    // distance: without a known L1 the distance is in bytes and outgrew any
+    // offset, and an infinite start made all distances inf.
     detail::sort_by(c, n, [&](const tune_candidate& x) {
         const bool over = cap != 0 && x.step_bytes > cap && ch.capped != 0;
-        return (over ? 1e9 : 0.0) + detail::tune_distance(x, start);
+        return std::pair<bool, double>{over, detail::tune_distance(x, start)};
     });
     // 2. screen
     const std::size_t screened = eligible < o.max_trials ? eligible : (o.max_trials ? o.max_trials : 1);

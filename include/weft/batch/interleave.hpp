@@ -22,7 +22,7 @@ namespace weft::batch {
 
 /// Counters of the last run (for reports and tests).
 struct interleave_stats {
-    std::size_t lanes = 0;    ///< lanes actually used
+    std::size_t lanes = 0;    ///< lanes actually used (fewer than asked if a frame failed in the first fill)
     std::size_t items = 0;    ///< items completed
     std::uint64_t resumes = 0;  ///< lane resumptions (steps)
 };
@@ -41,7 +41,8 @@ public:
     /// [0, items), at most `lanes` at a time, resuming them round-robin.
     /// lanes == 1 is the sequential order. Does not allocate except lane
     /// frames from the frame pools. Not ISR-safe, not reentrant.
-    /// Errors: errc::invalid if lanes is 0 or > MaxLanes; the pool's error
+    /// Errors: errc::invalid if lanes is 0 or > MaxLanes, or if make()
+    /// returns an empty lane that carries no error; the pool's error
     /// (no_memory / frame_too_large) if a lane frame cannot be created —
     /// then no further item starts, the lanes already running finish, and
     /// exactly the items [0, stats().items) are done: a caller can retry
@@ -52,7 +53,6 @@ public:
         for (lane& l : slot_) l = lane{};  // forget errors of an earlier run
         if (lanes == 0 || lanes > MaxLanes) return lane_count_error();
         if (lanes > items) lanes = items;
-        stats_.lanes = lanes;
         std::size_t next = 0, live = 0;
         error failed{};
         // A lane that cannot be created stops the issue of items; those
@@ -61,13 +61,19 @@ public:
             if (next == items || failed) return false;
             l = make(next);
             if (!l.valid()) {
-                failed = l.err() ? l.err() : error{errc::no_memory};
+                // An empty lane without a pool error is make()'s doing, not
+                // the pools': say so rather than blame memory.
+                failed = l.err() ? l.err()
+                                 : error{errc::invalid, "interleaver", "make", 0, "make returned an empty lane"};
                 return false;
             }
             ++next;
             return true;
         };
         while (live < lanes && start(slot_[live])) ++live;  // (1)
+        // Refills reuse these slots, so a pool that ran out during the first
+        // fill leaves fewer lanes in use than asked for.
+        stats_.lanes = live;
         while (live > 0) {
             for (std::size_t k = 0; k < lanes; ++k) {
                 lane& l = slot_[k];
@@ -89,7 +95,10 @@ public:
     /// under one policy is wrong under all.
     template <class Policy, class Make>
     status run_under(std::size_t lanes, std::size_t items, Make&& make) noexcept {
-        if (lanes == 0 || lanes > MaxLanes) return lane_count_error();
+        if (lanes == 0 || lanes > MaxLanes) {
+            stats_ = {};  // as run() does: stale counters would misplace a retry
+            return lane_count_error();
+        }
         return run(Policy::interleaves ? lanes : 1, items, static_cast<Make&&>(make));
     }
 

@@ -56,10 +56,16 @@ private:
         // Converting a NaN or out-of-range double to an integer is
         // undefined (x86 gives the minimum, UBSan aborts): clamp first.
         if (s != s) return 0;
-        s = s < 0 ? s - 0.5 : s + 0.5;
         if (s >= double(std::numeric_limits<Int>::max())) return std::numeric_limits<Int>::max();
         if (s <= double(std::numeric_limits<Int>::min())) return std::numeric_limits<Int>::min();
-        return Int(s);
+        // Not s + 0.5 then truncate: that sum rounds in double (the largest
+        // double below 0.5 gave 1, an odd integer above 2^52 the next even
+        // one). The fraction s - trunc(s) is exact; ties go away from zero.
+        Int t = Int(s);
+        const double frac = s - double(t);
+        if (frac >= 0.5) ++t;
+        else if (frac <= -0.5) --t;
+        return t;
     }
 };
 

@@ -22,7 +22,8 @@ struct image_batch {
     std::size_t plane() const noexcept { return rows * cols; }
     /// Bytes one lane touches per step (input and output rows).
     std::size_t step_bytes() const noexcept {
-        return 2 * rows_per_step * cols * sizeof(typename N::value);
+        // The lanes run 0 rows per step as 1: report the step they take.
+        return 2 * (rows_per_step ? rows_per_step : 1) * cols * sizeof(typename N::value);
     }
 };
 

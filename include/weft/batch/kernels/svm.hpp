@@ -34,7 +34,8 @@ struct svm_batch {
 
     /// Bytes one lane touches per step: its rows plus its (resident) weights.
     std::size_t step_bytes() const noexcept {
-        return (rows_per_step + 1) * features * sizeof(typename N::value);
+        // The lane runs 0 rows per step as 1: report the step it takes.
+        return ((rows_per_step ? rows_per_step : 1) + 1) * features * sizeof(typename N::value);
     }
 };
 
