@@ -3,7 +3,6 @@
 // The executor: one per core. Ready queues (one FIFO per priority and a
 // bitmap, so the next task is found in O(1)), a timer heap, and the
 // interrupt hand-off. It sleeps in the port when nothing is ready.
-#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/timer_heap.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>
@@ -28,12 +27,7 @@ struct lock_link {
 /// Stops the program: run() was entered again, from one of the tasks it
 /// runs (or from a second thread). Cold, out of line.
 [[noreturn, gnu::noinline, gnu::cold]] inline void run_reentered(const char* name) noexcept {
-    char text[96];
-    bounded_text{text, sizeof text}
-        .put("weft: executor '")
-        .put(name)
-        .put("': run() called while it is running (from one of its tasks?)");
-    port::fatal(text);
+    fatal_error(error{errc::busy, "executor", name, 0, "run() called while it is running (from one of its tasks?)"});
 }
 }  // namespace detail
 

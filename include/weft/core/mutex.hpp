@@ -17,7 +17,6 @@
 // at once with errc::cycle instead of deadlocking.
 // The scheduler does not preempt: an owner that drops its priority in
 // unlock() runs on until its next await. Executor thread only.
-#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/task_group.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/executor.hpp>
@@ -32,12 +31,7 @@ namespace detail {
 /// or of the wrong mutex). The message names it, as for a task that ends
 /// holding one; cold and out of line, no printf.
 [[noreturn, gnu::noinline, gnu::cold]] inline void unlock_not_locked(const char* name) noexcept {
-    char text[96];
-    bounded_text{text, sizeof text}
-        .put("weft: mutex '")
-        .put(name)
-        .put("': unlock() of a mutex that is not locked");
-    port::fatal(text);
+    fatal_error(error{errc::invalid, "mutex", name, 0, "unlock() of a mutex that is not locked"});
 }
 }  // namespace detail
 

@@ -95,13 +95,14 @@ struct error {
 inline constexpr error no_error{};
 
 namespace detail {
-/// Stops the program: value() of a result that holds `e`. The message
-/// carries the error (what failed, on which object, against which limit),
-/// built by hand: a board that never formats does not link printf for it.
-[[noreturn, gnu::noinline, gnu::cold]] inline void value_of_error(const error& e) noexcept {
+/// Stops the program with `e`'s message (as error::message() words it),
+/// after "weft: " and `context`: the one way a programming error names its
+/// object and limit. Built by hand: a board that never formats does not
+/// link printf for it.
+[[noreturn, gnu::noinline, gnu::cold]] inline void fatal_error(const error& e, const char* context = "") noexcept {
     char text[160];
     bounded_text t{text, sizeof text};
-    t.put("weft: result::value() on an error: ");
+    t.put("weft: ").put(context);
     if (*e.object) t.put(e.kind).put(" '").put(e.object).put("': ");
     else if (*e.kind) t.put(e.kind).put(": ");
     t.put(e.detail ? e.detail : to_string(e.code));
@@ -184,7 +185,7 @@ private:
     // (the error's address as the argument cost a board ping-pong one
     // instruction on its success path).
     [[noreturn, gnu::noinline, gnu::cold]] void value_failed() const noexcept {
-        detail::value_of_error(*std::launder(reinterpret_cast<const error*>(&storage_)));
+        detail::fatal_error(*std::launder(reinterpret_cast<const error*>(&storage_)), "result::value() on an error: ");
     }
     // The flag first: a success writes it and the value, which are then
     // next to each other (one cache line, where the error's tail would

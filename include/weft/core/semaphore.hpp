@@ -3,10 +3,8 @@
 // Counting semaphore with a static maximum. release() hands a unit directly
 // to the oldest waiter (FIFO, no barging), so a waiter cannot starve.
 // Executor thread only.
-#include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/result.hpp>
-#include <weft/port/port.hpp>
 
 #include <cstdint>
 
@@ -16,14 +14,7 @@ namespace detail {
 /// Stops the program: a semaphore was built with more units than its
 /// maximum. Cold, out of line, no printf.
 [[noreturn, gnu::noinline, gnu::cold]] inline void initial_above_max(const char* name, std::uint32_t max) noexcept {
-    char text[96];
-    bounded_text{text, sizeof text}
-        .put("weft: semaphore '")
-        .put(name)
-        .put("': initial count above its maximum (limit ")
-        .put_decimal(max)
-        .put(")");
-    port::fatal(text);
+    fatal_error(error{errc::invalid, "semaphore", name, max, "initial count above its maximum"});
 }
 }  // namespace detail
 
