@@ -19,8 +19,10 @@
 namespace weft {
 
 /// A unit of interrupt-to-executor work. `handler` runs on the executor.
+/// There is no default: a node without a handler would be found out only
+/// when an interrupt posts it, as a jump to address 0 in the executor.
 struct irq_node {
-    explicit irq_node(void (*h)(irq_node*) noexcept = nullptr) noexcept : handler(h) {}
+    explicit irq_node(void (*h)(irq_node*) noexcept) noexcept : handler(h) {}
     void (*handler)(irq_node*) noexcept;
     irq_node* next = nullptr;
     detail::isr_atomic<bool> queued{false};

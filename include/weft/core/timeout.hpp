@@ -7,10 +7,15 @@
 //
 //   if (auto s = co_await weft::with_timeout(sem.acquire(), 5ms); !s) ...
 //
-// To bound a whole child task, race it against a sleeping task in when_any.
+// A task is bounded too: it runs as a child of the awaiting task (as in a
+// when_any of one), and if the time passes first it is cancelled and
+// awaited, so whatever it held is released before the await returns:
+//
+//   result<int> v = co_await weft::with_timeout(read_sensor(), 50ms);
 #include <weft/core/detail/timer_heap.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/time.hpp>
+#include <weft/core/when_any.hpp>
 
 #include <coroutine>
 #include <type_traits>
@@ -32,8 +37,8 @@ public:
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         using r = decltype(inner_.await_suspend(h));
         static_assert(std::is_void_v<r> || std::is_same_v<r, bool>,
-                      "with_timeout needs a leaf awaiter; to bound a task, race it "
-                      "against a sleeping task with when_any");
+                      "with_timeout bounds an abortable await or a task<T>; wrap other "
+                      "awaiters in a task");
         ctl_ = &h.promise().control();
         executor& ex = ctl_->exec();
         time_point now = ex.now();
@@ -76,6 +81,26 @@ private:
     duration delta_{};
 };
 
+/// A task<T> under a bound: yields awaited_t<T> (result<T>, status for
+/// task<void>) like `co_await` of the task, or errc::timeout if the bound
+/// passed first (errc::cancelled if the awaiting task was cancelled); the
+/// child then saw `cancelled` at its await and has ended, and what it
+/// returned is dropped. The child runs as its own root at the awaiting
+/// task's priority: its frame holds its control block, nothing else is
+/// allocated.
+template <class T>
+class task_timeout_operation : public timeout_operation<when_any_operation<T>> {
+    using base = timeout_operation<when_any_operation<T>>;
+
+public:
+    using base::base;
+    awaited_t<T> await_resume() noexcept {
+        when_any_result<T> r = base::await_resume();
+        if (r.outcome != errc::ok) return error{r.outcome, "task", "", 0, nullptr};
+        return std::move(*std::get<0>(r.values));
+    }
+};
+
 /// Bounds `op` to `d` from the moment the task suspends.
 template <class Awaiter>
 timeout_operation<Awaiter> with_timeout(Awaiter op, duration d) noexcept {
@@ -85,6 +110,16 @@ timeout_operation<Awaiter> with_timeout(Awaiter op, duration d) noexcept {
 template <class Awaiter>
 timeout_operation<Awaiter> with_deadline(Awaiter op, time_point t) noexcept {
     return {std::move(op), t};
+}
+/// Bounds the task `t` to `d` from the moment the awaiting task suspends.
+template <class T>
+task_timeout_operation<T> with_timeout(task<T>&& t, duration d) noexcept {
+    return {when_any_operation<T>{std::move(t)}, d};
+}
+/// Bounds the task `t` to the executor-clock instant `at`.
+template <class T>
+task_timeout_operation<T> with_deadline(task<T>&& t, time_point at) noexcept {
+    return {when_any_operation<T>{std::move(t)}, at};
 }
 
 }  // namespace weft
