@@ -13,6 +13,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 namespace weft {
 
@@ -58,6 +59,30 @@ constexpr const char* to_string(run_outcome o) noexcept {
     }
     return "?";
 }
+
+class executor;
+
+/// A hold on an executor's virtual clock (executor::hold_time()): time
+/// stands still until every hold is released. Movable; releases in its
+/// destructor or at release(), from any thread.
+class [[nodiscard]] time_hold {
+public:
+    time_hold(time_hold&& o) noexcept : ex_(o.ex_) { o.ex_ = nullptr; }
+    time_hold& operator=(time_hold&& o) noexcept {
+        if (this != &o) { release(); ex_ = o.ex_; o.ex_ = nullptr; }
+        return *this;
+    }
+    time_hold(const time_hold&) = delete;
+    time_hold& operator=(const time_hold&) = delete;
+    ~time_hold() { release(); }
+    /// Lets time move again (if no other hold is taken). Idempotent.
+    inline void release() noexcept;
+
+private:
+    friend class executor;
+    explicit time_hold(executor& ex) noexcept : ex_(&ex) {}
+    executor* ex_;
+};
 
 class executor {
 public:
@@ -312,6 +337,24 @@ public:
             virtual_now_ = std::uint64_t(later(std::int64_t(virtual_now_), d.count()));
     }
 
+    /// Virtual clock: holds time still until the returned hold is released.
+    /// While a hold is taken, an idle executor sleeps in the port until a
+    /// post, a completion or the last hold's release, instead of jumping to
+    /// its next timer. Meant for tests in which a foreign thread (a
+    /// simulated device) works in real time on something a task awaits
+    /// under a bound: without a hold, virtual time jumps to the bound while
+    /// the thread works, and the bound expires at once. Take it before the
+    /// executor could go idle (in the task that starts the work, handing it
+    /// to the thread), release it once the work is delivered. No effect on
+    /// the real clock. Any thread. Hosts only: on a single-core port only
+    /// interrupt handlers complete work, and they run in no time.
+    template <bool ForeignThreads = !port::single_core>
+    time_hold hold_time() noexcept {
+        static_assert(ForeignThreads, "hold_time(): no foreign threads on a single-core port");
+        holds_.fetch_add(1, std::memory_order_relaxed);
+        return time_hold{*this};
+    }
+
     /// Number of spawned tasks that have not finished.
     std::uint32_t live_tasks() const noexcept { return live_; }
 
@@ -415,6 +458,13 @@ private:
             // wait would end at once on the post's notify, and virtual
             // time must not jump past it either.
             if (irqs_.maybe_pending()) return true;
+            if constexpr (!port::single_core) {
+                // acquire: what the thread published before its release.
+                if (holds_.load(std::memory_order_acquire) != 0) {
+                    waker_.wait_until(~std::uint64_t{0});  // a post, or a release
+                    return true;
+                }
+            }
             if (!timers_.empty()) {
                 // Time passes only while idle, and only as far as the next timer.
                 std::uint64_t next = timers_.top()->deadline_ns;
@@ -485,7 +535,26 @@ private:
     std::atomic<std::uint32_t> external_{0};
     std::uint32_t armed_ = 0;
     detail::lock_link* contended_locks_ = nullptr;
+    // Time holds (hold_time()); nothing on a single-core port, where the
+    // branches that use them are discarded but still compiled.
+    struct no_holds {
+        static constexpr std::uint32_t load(std::memory_order) noexcept { return 0; }
+        static constexpr void fetch_add(std::uint32_t, std::memory_order) noexcept {}
+        static constexpr void fetch_sub(std::uint32_t, std::memory_order) noexcept {}
+    };
+    [[no_unique_address]] std::conditional_t<port::single_core, no_holds, std::atomic<std::uint32_t>> holds_{};
+    friend class time_hold;
 };
+
+inline void time_hold::release() noexcept {
+    if (!ex_) return;
+    if constexpr (!port::single_core) {
+        // release: pairs with idle()'s acquire load.
+        ex_->holds_.fetch_sub(1, std::memory_order_release);
+        ex_->waker_.notify();  // an idle executor re-reads the count
+    }
+    ex_ = nullptr;
+}
 
 inline void task_control::wake() noexcept {
     wait_ = nullptr;
