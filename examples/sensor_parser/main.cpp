@@ -27,7 +27,7 @@ frame_pool<2048, 3> frames{"sensor_parser"};
 class uart_rx {
 public:
     bool is_synchronous() const noexcept { return false; }
-    void attach(executor& ex, irq_node& n) noexcept { fifo_.attach(ex, n); }
+    void attach(executor& ex, irq_node& n) noexcept { fifo_.attach(ex, n, "uart rx", "uart0"); }
     void detach() noexcept { fifo_.detach(); }
     std::size_t readable() const noexcept { return fifo_.size() + (fifo_.overflowed() ? 1 : 0); }
     result<std::uint8_t> read() noexcept {

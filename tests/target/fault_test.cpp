@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a firmware prints, and how it exits, when it goes wrong: each build
-// of this file (WEFT_FAULT = 1 to 4) ends in one fault, and CTest checks
-// the exit status (2, as for fatal()) and the console line
+// of this file (WEFT_FAULT = 1 to 5) ends in one fault, or (5) in a
+// programming error a Debug build detects, and CTest checks the exit
+// status (2, as for fatal()) and the console line
 // (tests/target/CMakeLists.txt). A run that reaches the end of main()
 // prints "0 passed, 1 failed" and exits 1: nothing was detected.
 #include "target_test.hpp"
 
+#include <weft/csp/connect.hpp>
+#include <weft_port/board/button.hpp>
 #include <weft_port/mps2.hpp>
 
 namespace {
@@ -37,6 +40,13 @@ int main() {
 #elif WEFT_FAULT == 4
     weft::port::mps2::enable_irq(weft::port::mps2::soft_irq0);
     weft::port::mps2::pend_irq(weft::port::mps2::soft_irq0);
+#elif WEFT_FAULT == 5
+    // The second connection would take over the button's interrupt node.
+    weft::executor ex;
+    weft::board::button but0{"but0"};
+    weft::csp::channel<bool> first{"first"}, second{"second"};
+    auto a = weft::csp::connect(ex, first, but0);
+    auto b = weft::csp::connect(ex, second, but0);
 #endif
     weft::target_test::say("0 passed, 1 failed\n");
     return 1;

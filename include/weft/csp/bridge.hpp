@@ -11,6 +11,7 @@
 //          void attach(executor&, irq_node&);  // the driver posts the node
 //                                     // (executor::post, interrupt-safe) from
 //                                     // its ISR whenever readable/writable grow
+//                                     // (see "Attached twice" below)
 //          void detach();             // executor thread: when it returns, no
 //                                     // post of that node is in flight or
 //                                     // will follow (the connection is being
@@ -22,6 +23,19 @@
 // error values from read()/write() (e.g. "uart 'console': rx bytes lost,
 // FIFO full (limit 64)"); connect() records them, it never drops them
 // silently.
+//
+// Attached twice: an asynchronous driver has one node to post, so it
+// serves one connection at a time, and attach() of a driver already
+// attached (a second connect() before the first is closed) is a
+// programming error, not a value: the driver stops the program naming
+// itself, as the ports' drivers do ("weft: button 'but0': already
+// connected (close the first connection before connecting it again)",
+// through weft::detail::fatal_error); hosts check always, boards in Debug
+// builds only. The ports' FIFOs (sim::irq_ring, board::irq_fifo) check it
+// in their attach(); attached_twice() beside them words the message for a
+// driver that keeps its node itself. detach() ends the attachment, so the
+// driver can be connected again. A synchronous driver never posts and may
+// be connected any number of times.
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>

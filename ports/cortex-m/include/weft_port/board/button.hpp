@@ -53,7 +53,7 @@ public:
 
     // --- bridge (weft/csp/bridge.hpp): asynchronous ---
     bool is_synchronous() const noexcept { return false; }
-    void attach(executor& ex, irq_node& n) noexcept { edges_.attach(ex, n); }
+    void attach(executor& ex, irq_node& n) noexcept { edges_.attach(ex, n, "button", name_); }
     void detach() noexcept { edges_.detach(); }
     std::size_t readable() const noexcept { return edges_.readable(); }
     /// Executor thread. The oldest edge, or once per burst of lost edges

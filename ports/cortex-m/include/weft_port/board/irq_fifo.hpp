@@ -12,14 +12,39 @@
 // indices need no hardware barrier; the signal fences stop the *compiler*
 // from moving the slot access across the index update (the same contract as
 // a signal handler and its thread).
+//
+// The attached executor also marks the driver connected: in Debug builds
+// a second connect() before the first is closed stops the program; release
+// builds do not check, so that firmware sizes do not grow (as for the
+// executor's run() re-entry check).
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
+#include <weft/core/result.hpp>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 namespace weft::board {
+
+/// Whether attach() checks that the driver is not attached already: only
+/// in Debug builds (see the header comment).
+#ifdef NDEBUG
+inline constexpr bool check_attach = false;
+#else
+inline constexpr bool check_attach = true;
+#endif
+
+/// Stops the program, naming the driver ("weft: button 'but0': already
+/// connected (...)"): attach() of a driver that is already attached, i.e.
+/// a second connect() before the first connection was closed. Both would
+/// share the driver's one FIFO and node, and the first would silently
+/// stop being woken. For drivers that keep their node themselves too
+/// (uart tx); call it only `if constexpr (check_attach)`.
+[[noreturn, gnu::noinline, gnu::cold]] inline void attached_twice(const char* kind, const char* name) noexcept {
+    weft::detail::fatal_error(
+        error{errc::busy, kind, name, 0, "already connected (close the first connection before connecting it again)"});
+}
 
 template <class T, std::size_t N>
 class irq_fifo {
@@ -29,15 +54,22 @@ public:
     static constexpr std::size_t capacity = N;
 
     /// Executor thread, before the device's interrupt is enabled (or with it
-    /// masked): where the handler posts when data arrives.
-    void attach(executor& ex, irq_node& n) noexcept {
+    /// masked): where the handler posts when data arrives. `kind` and
+    /// `name` (the driver's, e.g. "button", "but0") only name it if it is
+    /// already attached, which stops the program in Debug builds.
+    void attach(executor& ex, irq_node& n, [[maybe_unused]] const char* kind,
+                [[maybe_unused]] const char* name) noexcept {
+        if constexpr (check_attach) {
+            if (ex_ != nullptr) attached_twice(kind, name);
+        }
         node_ = &n;
         std::atomic_signal_fence(std::memory_order_release);  // node_ before ex_
         ex_ = &ex;
     }
 
-    /// Executor thread: the handler stops posting. One core: a handler
-    /// that read ex_ before this store has finished before we continue.
+    /// Executor thread: the handler stops posting, and the FIFO can be
+    /// attached again. One core: a handler that read ex_ before this store
+    /// has finished before we continue.
     void detach() noexcept { ex_ = nullptr; }
 
     /// Interrupt handler only. False (and counted) if the FIFO is full; the

@@ -75,7 +75,7 @@ public:
         explicit rx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return false; }
         void attach(executor& ex, irq_node& n) noexcept {
-            u_->fifo_.attach(ex, n);
+            u_->fifo_.attach(ex, n, "uart rx", u_->name_);
             u_->enable(uart_bits::rx_enable | uart_bits::rx_irq, u_->rx_irq_);
         }
         /// Reception goes on into the FIFO (overflow reported on the next
@@ -98,6 +98,9 @@ public:
         explicit tx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return false; }
         void attach(executor& ex, irq_node& n) noexcept {
+            if constexpr (check_attach) {
+                if (u_->tx_ex_ != nullptr) attached_twice("uart tx", u_->name_);
+            }
             {
                 port::critical_section cs;  // the TX handler reads both
                 u_->tx_ex_ = &ex;

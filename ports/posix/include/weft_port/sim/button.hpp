@@ -21,7 +21,7 @@ public:
 
     // --- bridge (weft/csp/bridge.hpp) ---
     bool is_synchronous() const noexcept { return false; }
-    void attach(executor& ex, irq_node& n) noexcept { ring_.attach(ex, n); }
+    void attach(executor& ex, irq_node& n) noexcept { ring_.attach(ex, n, "button", name_); }
     void detach() noexcept { ring_.detach(); }
     std::size_t readable() const noexcept { return ring_.size() + (ring_.overflowed() ? 1 : 0); }
     result<bool> read() noexcept {

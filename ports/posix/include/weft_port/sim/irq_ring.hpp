@@ -4,9 +4,12 @@
 // simulated interrupt: a script thread or a test), single-consumer (the
 // executor) lock-free ring, plus the attached irq_node to post. A push into
 // a full ring is counted as an overflow, which the driver reports as an
-// error value from read() (nothing disappears silently).
+// error value from read() (nothing disappears silently). The attached
+// executor also marks the driver connected, so that a second connect()
+// before the first is closed stops the program instead of stealing it.
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
+#include <weft/core/result.hpp>
 
 #include <sched.h>
 
@@ -16,6 +19,16 @@
 
 namespace weft::sim {
 
+/// Stops the program, naming the driver ("weft: button 'but0': already
+/// connected (...)"): attach() of a driver that is already attached, i.e.
+/// a second connect() before the first connection was closed. Both would
+/// share the driver's one FIFO and node, and the first would silently
+/// stop being woken. For drivers that keep their node themselves.
+[[noreturn, gnu::noinline, gnu::cold]] inline void attached_twice(const char* kind, const char* name) noexcept {
+    weft::detail::fatal_error(
+        error{errc::busy, kind, name, 0, "already connected (close the first connection before connecting it again)"});
+}
+
 template <class T, std::size_t N>
 class irq_ring {
     static_assert(N >= 2 && (N & (N - 1)) == 0, "irq_ring: capacity must be a power of two");
@@ -23,14 +36,19 @@ class irq_ring {
 public:
     static constexpr std::size_t capacity = N;
 
-    /// Executor thread: where to post when data arrives.
-    void attach(executor& ex, irq_node& n) noexcept {
+    /// Executor thread: where to post when data arrives. `kind` and `name`
+    /// (the driver's, e.g. "button", "but0") only name it if it is already
+    /// attached, which stops the program (a host checks it always).
+    void attach(executor& ex, irq_node& n, const char* kind, const char* name) noexcept {
+        // relaxed: only the executor thread stores ex_.
+        if (ex_.load(std::memory_order_relaxed) != nullptr) attached_twice(kind, name);
         node_ = &n;
         // release: a producer that sees ex_ also sees node_.
         ex_.store(&ex, std::memory_order_release);
     }
     /// Executor thread: stop posting. When this returns no post is in
-    /// flight (a producer that saw the executor has finished its post).
+    /// flight (a producer that saw the executor has finished its post),
+    /// and the ring can be attached again.
     void detach() noexcept {
         ex_.store(nullptr, std::memory_order_seq_cst);
         // seq_cst on both sides (Dekker): either raise() sees the null, or

@@ -34,7 +34,7 @@ public:
     // --- bridge ---
     bool is_synchronous() const noexcept { return false; }
     void attach(executor& ex, irq_node& n) noexcept {
-        ring_.attach(ex, n);
+        ring_.attach(ex, n, "timer", name_);
         if (period_.count() > 0 && !started_) started_ = pthread_create(&thread_, nullptr, &run, this) == 0;
     }
     /// The timer keeps ticking into its FIFO (missed ticks are reported to

@@ -72,7 +72,10 @@ public:
     public:
         explicit rx_driver(uart& u) noexcept : u_(&u) {}
         bool is_synchronous() const noexcept { return false; }
-        void attach(executor& ex, irq_node& n) noexcept { u_->ring_.attach(ex, n); u_->start(); }
+        void attach(executor& ex, irq_node& n) noexcept {
+            u_->ring_.attach(ex, n, "uart rx", u_->name_);
+            u_->start();
+        }
         /// The reader keeps filling the FIFO, then waits (flow control).
         void detach() noexcept { u_->ring_.detach(); }
         std::size_t readable() const noexcept { return u_->ring_.size() + (u_->ring_.overflowed() ? 1 : 0); }
