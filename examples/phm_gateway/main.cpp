@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <semaphore>
 #include <thread>
 #include <vector>
 
@@ -71,8 +72,12 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
     int rx = ::socket(AF_INET, SOCK_DGRAM, 0);
     int tx = ::socket(AF_INET, SOCK_DGRAM, 0);
     if (rx < 0 || tx < 0) { std::perror("socket"); std::exit(1); }
+    // The kernel caps this at net.core.rmem_max (208 KiB on a stock Linux),
+    // so the window below is sized from what the socket really got.
     int rcvbuf = 4 << 20;
+    socklen_t rcvbuf_len = sizeof rcvbuf;
     ::setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    ::getsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &rcvbuf_len);
     timeval tv{0, 200000};
     ::setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     sockaddr_in addr{};
@@ -84,22 +89,26 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
         ::getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len) < 0) { std::perror("bind"); std::exit(1); }
 
     const std::size_t good = p.sensors * p.measurements, total = good + 3 * p.bad_per_kind;
-    std::atomic<std::size_t> processed{0};
+    std::size_t processed = 0;
+    // Flow control: at most `in_flight` datagrams (up to 32) on their way,
+    // so the receive buffer never overflows. The kernel charges a datagram
+    // its allocation, up to about twice its length (the longest is the
+    // oversized fault). The sender blocks in acquire(), it does not spin.
+    const std::size_t longest = phm::header_bytes + 2 * p.features + 9;
+    const auto in_flight = std::clamp<std::ptrdiff_t>(rcvbuf / std::ptrdiff_t(2 * longest + 1024), 1, 32);
+    std::counting_semaphore<> window{in_flight};
     // Set when the receiver stops waiting: every lost datagram shrinks the
-    // sender's window for good, and after 32 losses it would wait for ever.
+    // window for good, and once it is gone the sender would wait for ever.
+    // Relaxed: the release() that follows it orders it for the sender.
     std::atomic<bool> gave_up{false};
     auto t0 = weft::port::now_ns();
     std::thread sender([&] {
         std::vector<unsigned char> buf(phm::header_bytes + 2 * p.features + 64);
         std::size_t sent = 0, bad_sent = 0;
         auto send = [&](std::size_t n) {
-            // Flow control: at most 32 datagrams in flight, so the loopback
-            // socket buffer never overflows. acquire: pairs with the
-            // receiver's release so the count is current, not stale.
-            while (sent - processed.load(std::memory_order_acquire) >= 32) {
-                if (gave_up.load(std::memory_order_relaxed)) return;
-                std::this_thread::yield();
-            }
+            if (gave_up.load(std::memory_order_relaxed)) return;
+            window.acquire();
+            if (gave_up.load(std::memory_order_relaxed)) return;
             ::sendto(tx, buf.data(), n, 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
             ++sent;
         };
@@ -127,17 +136,18 @@ link_report transfer(const params& p, const fleet& f, phm::collator& col) {
     });
     std::vector<unsigned char> buf(65536);
     int idle = 0;
-    while (processed.load(std::memory_order_relaxed) < total && idle < 10) {
+    while (processed < total && idle < 10) {
         ssize_t n = ::recv(rx, buf.data(), buf.size(), 0);
         if (n < 0) { ++idle; continue; }
         idle = 0;
         col.accept(buf.data(), std::size_t(n));
-        // release: the sender may reuse its window slot only after we took the datagram.
-        processed.fetch_add(1, std::memory_order_release);
+        ++processed;
+        window.release();  // its slot in the socket buffer is free again
     }
     gave_up.store(true, std::memory_order_relaxed);
+    window.release();  // wakes a sender blocked on a window that will not open
     sender.join();
-    r.received = processed.load();
+    r.received = processed;
     r.seconds = double(weft::port::now_ns() - t0) / 1e9;
     r.complete = col.complete();
     ::close(rx);

@@ -13,8 +13,6 @@
 using namespace weft;
 using namespace weft::reactors;
 
-frame_pool<1024, 4> frames{"sense_to_act"};
-
 static void busy(basic_environment& env, duration d) {
     duration until = env.physical_time() + d;
     while (env.physical_time() < until) {}
@@ -69,15 +67,18 @@ struct pipelined : sense_to_act {
 // [docs:sense_to_act]
 
 template <class App>
-void run(const char* label, duration load) {
+bool run(const char* label, duration load) {
     environment<8, 16> env{{.name = label, .timeout = 500ms}};
     App app{env, load};
     executor ex{{"main"}};
-    status s = env.run(ex);
-    std::printf("%-28s load %4lld us: %lld actuations, sensor misses %d, actuator misses %d, lag mean %lld us max %lld us%s\n",
+    if (status s = env.run(ex); !s) {
+        std::printf("%-28s load %4lld us: %s\n", label, (long long)(load.count() / 1000), s.err().message().c_str());
+        return false;
+    }
+    std::printf("%-28s load %4lld us: %lld actuations, sensor misses %d, actuator misses %d, lag mean %lld us max %lld us\n",
                 label, (long long)(load.count() / 1000), app.a.count_, app.s.misses_, app.a.misses_,
-                app.a.count_ ? app.a.lag_sum_ns_ / app.a.count_ / 1000 : 0, app.a.lag_max_ns_ / 1000,
-                s ? "" : " (failed)");
+                app.a.count_ ? app.a.lag_sum_ns_ / app.a.count_ / 1000 : 0, app.a.lag_max_ns_ / 1000);
+    return true;
 }
 
 struct direct : sense_to_act {
@@ -85,9 +86,9 @@ struct direct : sense_to_act {
 };
 
 int main() {
-    run<direct>("Fig. 3 (no delay)", 100us);
-    run<direct>("Fig. 3 (no delay)", 950us);
-    run<pipelined>("Fig. 8 (after 1 ms)", 100us);
-    run<pipelined>("Fig. 8 (after 1 ms)", 950us);
-    return 0;
+    bool ok = run<direct>("Fig. 3 (no delay)", 100us);
+    ok &= run<direct>("Fig. 3 (no delay)", 950us);
+    ok &= run<pipelined>("Fig. 8 (after 1 ms)", 100us);
+    ok &= run<pipelined>("Fig. 8 (after 1 ms)", 950us);
+    return ok ? 0 : 1;
 }

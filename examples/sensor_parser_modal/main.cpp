@@ -10,8 +10,6 @@
 using namespace weft;
 using namespace weft::reactors;
 
-frame_pool<1024, 4> frames{"parser"};
-
 constexpr unsigned max_len = 8;
 
 struct sensor_pkt {
