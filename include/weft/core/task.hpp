@@ -11,6 +11,7 @@
 // co_await never grow the machine stack. Awaiting yields result<T>
 // (status for task<void>; a task<result<U>> yields result<U>): the error
 // is set when the awaited task's frame could not be allocated.
+#include <weft/core/detail/tail_calls.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/frame_pool.hpp>
 #include <weft/core/result.hpp>
@@ -130,11 +131,23 @@ public:
         const error* fail;
         bool await_ready() const noexcept { return !child; }
         template <class P>
-        std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
+        auto await_suspend(std::coroutine_handle<P> parent) noexcept {
             auto& cp = child.promise();
-            cp.continuation_ = parent;
             cp.ctl_ = &parent.promise().control();  // run as part of the parent
-            return child;
+            if constexpr (detail::tail_calls) {
+                cp.continuation_ = parent;
+                return std::coroutine_handle<>{child};
+            } else {
+                // No tail calls (detail/tail_calls.hpp): the child runs as
+                // a plain call, and a child that ends before it suspends
+                // returns here (its continuation is a no-op meanwhile), so
+                // that the parent goes on without one more nested call.
+                cp.continuation_ = std::noop_coroutine();
+                child.resume();
+                if (child.done()) return false;
+                cp.continuation_ = parent;  // it suspended: it resumes us when it ends
+                return true;
+            }
         }
         awaited_t<T> await_resume() noexcept {
             if (!child) return *fail;

@@ -3,6 +3,7 @@
 // co_await weft::yield(): let every other ready task of the same (or a
 // higher) priority run, then continue. Yields `cancelled` if the task has
 // been cancelled (it still continues; cancellation is cooperative).
+#include <weft/core/detail/tail_calls.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/result.hpp>
 
@@ -23,6 +24,12 @@ struct yield_operation {
         WEFT_ASSERT(c.current_wait() == nullptr, "yield: the running task still has a wait node");
 #endif
         c.resume_point_ = h;
+        if constexpr (!detail::tail_calls) {
+            // The direct switch would nest one call per yield here: the
+            // next task is picked by run() instead.
+            c.executor_->schedule(c);
+            return std::noop_coroutine();
+        }
         return c.executor_->yield_from(c);  // (4): to the back of its level
     }
     // Cancellation is read on resumption: a cancel() that arrived while the

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Loops of yields and of awaited tasks run in constant stack, whether or
+// not the compiler makes symmetric transfer a tail call
+// (weft/core/detail/tail_calls.hpp). Built three times: with the suite's
+// flags, at -O0 and (GCC) at -O1, where it is not one without help.
+#include <weft/core/task.hpp>
+#include <weft/core/yield.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+
+#include <cstdint>
+
+using namespace weft;
+
+namespace {
+
+// The stack a loop may use beyond its first iteration's: far below what
+// one nested call per iteration would take (10 000 x at least 32 B).
+constexpr std::uintptr_t allowed_growth = 64 * 1024;
+constexpr int rounds = 10'000;
+
+struct stack_span {
+    std::uintptr_t low = ~std::uintptr_t{0}, high = 0;
+    [[gnu::noinline]] void note() noexcept {
+        auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+        if (here < low) low = here;
+        if (here > high) high = here;
+    }
+    std::uintptr_t growth() const noexcept { return high - low; }
+};
+
+task<> yielder(stack_span& s, int n) {
+    for (int i = 0; i < n; ++i) {
+        s.note();
+        (void)co_await yield();
+    }
+}
+
+task<int> at_once(int v) { co_return v; }
+
+task<int> after_a_yield(int v) {
+    (void)co_await yield();
+    co_return v;
+}
+
+}  // namespace
+
+TEST(stack_depth, two_tasks_yielding_to_each_other_do_not_grow_the_stack) {
+    executor ex{test::virtual_clock()};
+    stack_span s;
+    auto a = ex.spawn(yielder(s, rounds));
+    auto b = ex.spawn(yielder(s, rounds));
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+TEST(stack_depth, a_loop_awaiting_tasks_that_end_at_once_does_not_grow_the_stack) {
+    executor ex{test::virtual_clock()};
+    stack_span s;
+    long sum = 0;
+    auto root = [&]() -> task<> {
+        for (int i = 0; i < rounds; ++i) {
+            s.note();
+            sum += *co_await at_once(i);
+        }
+    };
+    auto h = ex.spawn(root());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(sum, long(rounds) * (rounds - 1) / 2);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+TEST(stack_depth, a_loop_awaiting_tasks_that_suspend_does_not_grow_the_stack) {
+    executor ex{test::virtual_clock()};
+    stack_span s;
+    long sum = 0;
+    auto root = [&]() -> task<> {
+        for (int i = 0; i < rounds; ++i) {
+            s.note();
+            sum += *co_await after_a_yield(i);
+        }
+    };
+    // A second task, so that each yield has somewhere to go.
+    auto other = [&]() -> task<> {
+        for (int i = 0; i < rounds; ++i) (void)co_await yield();
+    };
+    auto h = ex.spawn(root());
+    auto o = ex.spawn(other());
+    ASSERT_TRUE(h && o);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(sum, long(rounds) * (rounds - 1) / 2);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
