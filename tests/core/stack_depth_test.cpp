@@ -44,6 +44,15 @@ task<int> after_a_yield(int v) {
     co_return v;
 }
 
+// Awaits child(i) for every round, noting the stack each time.
+task<> await_each(stack_span& s, long& sum, task<int> (*child)(int)) {
+    for (int i = 0; i < rounds; ++i) {
+        s.note();
+        sum += *co_await child(i);
+    }
+}
+constexpr long sum_of_rounds = long(rounds) * (rounds - 1) / 2;
+
 }  // namespace
 
 TEST(stack_depth, two_tasks_yielding_to_each_other_do_not_grow_the_stack) {
@@ -60,37 +69,22 @@ TEST(stack_depth, a_loop_awaiting_tasks_that_end_at_once_does_not_grow_the_stack
     executor ex{test::virtual_clock()};
     stack_span s;
     long sum = 0;
-    auto root = [&]() -> task<> {
-        for (int i = 0; i < rounds; ++i) {
-            s.note();
-            sum += *co_await at_once(i);
-        }
-    };
-    auto h = ex.spawn(root());
+    auto h = ex.spawn(await_each(s, sum, &at_once));
     ASSERT_TRUE(h);
     EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(sum, long(rounds) * (rounds - 1) / 2);
+    EXPECT_EQ(sum, sum_of_rounds);
     EXPECT_LT(s.growth(), allowed_growth);
 }
 
 TEST(stack_depth, a_loop_awaiting_tasks_that_suspend_does_not_grow_the_stack) {
     executor ex{test::virtual_clock()};
-    stack_span s;
+    stack_span s, other_span;
     long sum = 0;
-    auto root = [&]() -> task<> {
-        for (int i = 0; i < rounds; ++i) {
-            s.note();
-            sum += *co_await after_a_yield(i);
-        }
-    };
+    auto h = ex.spawn(await_each(s, sum, &after_a_yield));
     // A second task, so that each yield has somewhere to go.
-    auto other = [&]() -> task<> {
-        for (int i = 0; i < rounds; ++i) (void)co_await yield();
-    };
-    auto h = ex.spawn(root());
-    auto o = ex.spawn(other());
+    auto o = ex.spawn(yielder(other_span, rounds));
     ASSERT_TRUE(h && o);
     EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(sum, long(rounds) * (rounds - 1) / 2);
+    EXPECT_EQ(sum, sum_of_rounds);
     EXPECT_LT(s.growth(), allowed_growth);
 }
