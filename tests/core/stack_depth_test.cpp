@@ -3,6 +3,7 @@
 // not the compiler makes symmetric transfer a tail call
 // (weft/core/detail/tail_calls.hpp). Built three times: with the suite's
 // flags, at -O0 and (GCC) at -O1, where it is not one without help.
+#include <weft/core/generator.hpp>
 #include <weft/core/task.hpp>
 #include <weft/core/yield.hpp>
 
@@ -53,6 +54,16 @@ task<> await_each(stack_span& s, long& sum, task<int> (*child)(int)) {
 }
 constexpr long sum_of_rounds = long(rounds) * (rounds - 1) / 2;
 
+// A filter over many items that passes few: most nested generators end
+// without yielding anything.
+generator<int> passes_if_last(stack_span& s, int i) {
+    s.note();
+    if (i == rounds - 1) co_yield i;
+}
+generator<int> filtered(stack_span& s) {
+    for (int i = 0; i < rounds; ++i) co_yield elements_of(passes_if_last(s, i));
+}
+
 }  // namespace
 
 TEST(stack_depth, two_tasks_yielding_to_each_other_do_not_grow_the_stack) {
@@ -86,5 +97,17 @@ TEST(stack_depth, a_loop_awaiting_tasks_that_suspend_does_not_grow_the_stack) {
     ASSERT_TRUE(h && o);
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(sum, sum_of_rounds);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+TEST(stack_depth, a_run_of_nested_generators_that_yield_nothing_does_not_grow_the_stack) {
+    stack_span s;
+    int seen = 0, last = -1;
+    for (int v : filtered(s)) {
+        ++seen;
+        last = v;
+    }
+    EXPECT_EQ(seen, 1);
+    EXPECT_EQ(last, rounds - 1);
     EXPECT_LT(s.growth(), allowed_growth);
 }

@@ -15,12 +15,6 @@ namespace weft::test {
 inline frame_pool<256, 64> small_frames{"test_small"};
 inline frame_pool<1024, 64> large_frames{"test_large"};
 
-#ifndef WEFT_TEST_ASAN
-#define WEFT_TEST_ASAN 0
-#endif
-/// True in the ASan build, where symmetric transfer is not a tail call.
-inline constexpr bool asan_build = WEFT_TEST_ASAN != 0;
-
 /// An executor on the virtual clock: time moves only when it is idle.
 inline executor_config virtual_clock(const char* name = "test") {
     return executor_config{name, clock_mode::virtual_};

@@ -16,6 +16,7 @@
 // Frames come from the frame pools; if one cannot be allocated the
 // generator is empty and err() says which pool, and `co_yield
 // elements_of(g)` of such a generator yields that error to the parent.
+#include <weft/core/detail/tail_calls.hpp>
 #include <weft/core/frame_pool.hpp>
 #include <weft/core/result.hpp>
 #include <weft/port/port.hpp>
@@ -109,7 +110,7 @@ public:
             // A generator its caller already ran to the end has nothing
             // left to yield (resuming it would be undefined).
             bool await_ready() noexcept { return !inner || inner.done(); }
-            std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+            auto await_suspend(std::coroutine_handle<promise_type> h) noexcept {
                 promise_type& parent = h.promise();
                 promise_type& child = inner.promise();
                 // A generator its caller began yields the rest of its
@@ -118,9 +119,26 @@ public:
                 promise_type* leaf = child.leaf_;
                 for (promise_type* p = leaf; p != &child; p = p->parent_) p->root_ = parent.root_;
                 child.root_ = parent.root_;
-                child.parent_ = &parent;
                 parent.root_->leaf_ = leaf;
-                return std::coroutine_handle<promise_type>::from_promise(*leaf);  // symmetric transfer
+                auto next = std::coroutine_handle<promise_type>::from_promise(*leaf);
+                if constexpr (detail::tail_calls) {
+                    child.parent_ = &parent;
+                    return std::coroutine_handle<>{next};  // symmetric transfer
+                } else {
+                    // No tail calls (detail/tail_calls.hpp): run it as a
+                    // plain call. Without a parent meanwhile, a child that
+                    // ends before yielding returns here rather than
+                    // resuming us one call deeper, so that a run of empty
+                    // nested generators takes no stack.
+                    child.parent_ = nullptr;
+                    next.resume();
+                    if (inner.done()) {
+                        parent.root_->leaf_ = &parent;
+                        return false;  // we go on at once
+                    }
+                    child.parent_ = &parent;  // it yielded: its end resumes us
+                    return true;
+                }
             }
             // A nested generator without a frame: yield_value also noted
             // its error in the root (err()).
