@@ -64,7 +64,8 @@ class executor;
 
 /// A hold on an executor's virtual clock (executor::hold_time()): time
 /// stands still until every hold is released. Movable; releases in its
-/// destructor or at release(), from any thread.
+/// destructor or at release(), from any thread, before the executor is
+/// destroyed (it points at it).
 class [[nodiscard]] time_hold {
 public:
     time_hold(time_hold&& o) noexcept : ex_(o.ex_) { o.ex_ = nullptr; }
