@@ -3,7 +3,9 @@
 // not the compiler makes symmetric transfer a tail call
 // (weft/core/detail/tail_calls.hpp). Built three times: with the suite's
 // flags, at -O0 and (GCC) at -O1, where it is not one without help.
+#include <weft/core/event.hpp>
 #include <weft/core/generator.hpp>
+#include <weft/core/split_phase.hpp>
 #include <weft/core/task.hpp>
 #include <weft/core/yield.hpp>
 
@@ -11,6 +13,9 @@
 #include <support/weft_test.hpp>
 
 #include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace weft;
 
@@ -110,4 +115,239 @@ TEST(stack_depth, a_run_of_nested_generators_that_yield_nothing_does_not_grow_th
     EXPECT_EQ(seen, 1);
     EXPECT_EQ(last, rounds - 1);
     EXPECT_LT(s.growth(), allowed_growth);
+}
+
+// --- the same behaviour with and without tail calls: these run in every
+// build of this file, so the -O0 one (no tail calls) and the suite's
+// (tail calls) must agree with the same expectations ---
+
+namespace {
+
+// A run of generators that were begun by their maker and have nothing
+// left: each is resumed by the nesting, ends at once, and its parent goes on.
+generator<int> one_then_nothing(stack_span& s, int i) {
+    s.note();
+    co_yield i;
+}
+generator<int> rests_of_begun_generators(stack_span& s) {
+    for (int i = 0; i < rounds; ++i) {
+        auto g = one_then_nothing(s, i);
+        auto it = g.begin();  // takes its only element here
+        (void)it;
+        co_yield elements_of(std::move(g));  // nothing left
+    }
+    co_yield -1;
+}
+
+}  // namespace
+
+TEST(stack_depth, a_run_of_begun_generators_with_nothing_left_does_not_grow_the_stack) {
+    stack_span s;
+    int seen = 0, last = 0;
+    for (int v : rests_of_begun_generators(s)) {
+        ++seen;
+        last = v;
+    }
+    EXPECT_EQ(seen, 1);
+    EXPECT_EQ(last, -1);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+TEST(stack_depth, a_task_yielding_alone_does_not_grow_the_stack) {
+    executor ex{test::virtual_clock()};
+    stack_span s;
+    auto h = ex.spawn(yielder(s, rounds));
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+namespace {
+
+task<int> grandchild_at_once(int v) { co_return v; }
+task<int> child_awaiting_a_grandchild(int v) { co_return *co_await grandchild_at_once(v); }
+
+}  // namespace
+
+TEST(stack_depth, a_loop_awaiting_two_levels_that_end_at_once_does_not_grow_the_stack) {
+    executor ex{test::virtual_clock()};
+    stack_span s;
+    long sum = 0;
+    auto h = ex.spawn(await_each(s, sum, &child_awaiting_a_grandchild));
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(sum, sum_of_rounds);
+    EXPECT_LT(s.growth(), allowed_growth);
+}
+
+// What an awaited task does while it runs (inline, without tail calls)
+// takes effect as with symmetric transfer: it wakes a higher task, spawns
+// one, completes a split_phase another waits for, and cancels its own
+// task; none of them runs before the awaiting task's next await, and they
+// then run in priority and FIFO order. With and without a yield before.
+TEST(stack_depth, an_awaited_tasks_wakes_spawns_and_cancels_order_as_with_tail_calls) {
+    for (bool yield_first : {false, true}) {
+        executor ex{test::virtual_clock()};
+        event ev{"ev"};
+        split_phase<int> sp{"sp"};
+        std::string log;
+        join_handle<void>* self = nullptr;
+        auto spawned = [&]() -> task<> {
+            log += 's';
+            co_return;
+        };
+        auto child = [&]() -> task<int> {
+            if (yield_first) {
+                EXPECT_TRUE(co_await yield());
+            }
+            ev.set();
+            EXPECT_TRUE(ex.spawn(spawned(), 1));
+            EXPECT_TRUE(sp.complete(1));
+            self->cancel();
+            log += 'c';
+            co_return 3;
+        };
+        auto woken = [&]() -> task<> {
+            EXPECT_TRUE(co_await ev.wait());
+            log += 'w';
+        };
+        auto completed = [&]() -> task<> {
+            EXPECT_TRUE(co_await sp);
+            log += 'x';
+        };
+        auto root = [&]() -> task<> {
+            result<int> v = co_await child();
+            log += (v && *v == 3) ? 'r' : '?';
+            status s = co_await yield();
+            log += s.code() == errc::cancelled ? 'C' : 'R';
+        };
+        auto w = ex.spawn(woken(), 2);
+        auto x = ex.spawn(completed(), 1);
+        auto r = ex.spawn(root(), 1);
+        ASSERT_TRUE(w && x && r);
+        self = &*r;
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(log, "crwsCx") << (yield_first ? "child yields first" : "child runs straight");
+    }
+}
+
+namespace {
+
+// Random shapes of nested generators, some of them begun (partly consumed
+// by their maker) before they are nested: every element comes out once,
+// in order, whichever way the nesting runs.
+struct shape {
+    struct item {
+        enum kind_t { value, nested, begun } kind;
+        int v = 0;         // value
+        int child = 0;     // nested, begun: the node
+        int consumed = 0;  // begun: elements its maker takes first (>= 1)
+    };
+    std::vector<std::vector<item>> nodes;
+
+    std::vector<int> flat(int n) const {
+        std::vector<int> out;
+        for (const item& it : nodes[std::size_t(n)]) {
+            if (it.kind == item::value) {
+                out.push_back(it.v);
+                continue;
+            }
+            std::vector<int> sub = flat(it.child);
+            out.insert(out.end(), sub.begin() + (it.kind == item::begun ? it.consumed : 0), sub.end());
+        }
+        return out;
+    }
+    int grow(std::mt19937& rng, int depth, int& budget, int& next_value) {
+        const int n = int(nodes.size());
+        nodes.emplace_back();
+        const int items = int(rng() % 5);  // 0 to 4: empty generators too
+        for (int i = 0; i < items && budget > 0; ++i) {
+            --budget;
+            const unsigned k = rng() % 3;
+            if (k == 0 || depth == 0) {
+                nodes[std::size_t(n)].push_back({item::value, next_value++});
+                continue;
+            }
+            const int c = grow(rng, depth - 1, budget, next_value);
+            const int len = int(flat(c).size());
+            if (k == 2 && len > 0)
+                nodes[std::size_t(n)].push_back({item::begun, 0, c, 1 + int(rng() % unsigned(len))});
+            else
+                nodes[std::size_t(n)].push_back({item::nested, 0, c});
+        }
+        return n;
+    }
+};
+
+generator<int> walk(const shape& s, int n) {
+    for (const shape::item& it : s.nodes[std::size_t(n)]) {
+        if (it.kind == shape::item::value) {
+            co_yield it.v;
+        } else if (it.kind == shape::item::nested) {
+            co_yield elements_of(walk(s, it.child));
+        } else {
+            auto g = walk(s, it.child);
+            auto i = g.begin();
+            for (int k = 1; k < it.consumed; ++k) ++i;
+            co_yield elements_of(std::move(g));
+        }
+    }
+}
+
+}  // namespace
+
+TEST(stack_depth, random_nestings_of_begun_generators_yield_every_element_once_in_order) {
+    static frame_pool<512, 256> pool{"random_nestings"};
+    use_frames scope{pool};
+    std::mt19937 rng{20261126};
+    for (int round = 0; round < 300; ++round) {
+        shape s;
+        int budget = 60, next_value = 0;
+        s.grow(rng, 6, budget, next_value);
+        std::vector<int> got;
+        for (int v : walk(s, 0)) got.push_back(v);
+        ASSERT_EQ(got, s.flat(0)) << "round " << round;
+        ASSERT_EQ(pool.in_use(), 0u) << "round " << round;
+    }
+}
+
+// A nested generator that gets no frame, inside one running nested under
+// another: the error reaches the generator that nested it (its status)
+// and the root (err()), and the iteration goes on.
+namespace {
+// noinline: Clang would elide the frame of a coroutine whose ramp is
+// inlined into a caller that owns it (CoroElide), and take no slot.
+[[gnu::noinline]] generator<int> single(int v) { co_yield v; }
+}  // namespace
+
+TEST(stack_depth, a_nested_generator_without_a_frame_deep_in_a_chain_reports_to_its_parent_and_the_root) {
+    static frame_pool<512, 1> one{"one_frame"};
+    generator<int> filler;
+    {
+        use_frames scope{one};
+        filler = single(5);  // takes the only slot
+    }
+    ASSERT_TRUE(filler);
+    status seen;
+    auto mid = [&]() -> generator<int> {
+        co_yield 0;
+        generator<int> failed;
+        {
+            use_frames scope{one};  // closed before the co_yield
+            failed = single(1);     // no slot
+        }
+        seen = co_yield elements_of(std::move(failed));
+        co_yield seen ? 2 : -2;
+    };
+    auto top = [&]() -> generator<int> {
+        co_yield elements_of(mid());
+        co_yield 9;
+    };
+    auto g = top();
+    std::vector<int> got;
+    for (int v : g) got.push_back(v);
+    EXPECT_EQ(got, (std::vector<int>{0, -2, 9}));
+    EXPECT_EQ(seen.code(), errc::no_memory);
+    EXPECT_STREQ(g.err().object, "one_frame");
+    EXPECT_EQ(one.in_use(), 1u);  // the filler's
 }

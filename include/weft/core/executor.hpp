@@ -454,14 +454,21 @@ private:
     // false if nothing could ever wake us (virtual clock only).
     [[gnu::always_inline]] bool idle() noexcept {
         if (cfg_.clock == clock_mode::virtual_) {
+            // The holds before the queue: a thread posts its work, then
+            // releases its hold. acquire: pairs with release(), so once
+            // the release is seen here the post is seen below. Read the
+            // other way round, a post and release between the two reads
+            // (the executor's thread preempted there) let time jump past
+            // queued work, or run() report `stalled` with a post queued.
+            // (No load on a single-core port: holds_ is a constant 0.)
+            [[maybe_unused]] const bool held = holds_.load(std::memory_order_acquire) != 0;
             // Work posted since the drain (by a handler or a timer's
             // callback) comes first, at this instant: the real clock's
             // wait would end at once on the post's notify, and virtual
             // time must not jump past it either.
             if (irqs_.maybe_pending()) return true;
             if constexpr (!port::single_core) {
-                // acquire: what the thread published before its release.
-                if (holds_.load(std::memory_order_acquire) != 0) {
+                if (held) {
                     waker_.wait_until(~std::uint64_t{0});  // a post, or a release
                     return true;
                 }

@@ -127,6 +127,12 @@ public:
     // awaiting frame, and 20 bytes copied there on every co_await of a
     // task would be paid by every caller for the rare failure.
     struct task_operation {
+        // with_timeout bounds the task itself, never this awaiter: its
+        // await_suspend returns a handle where transfers are tail calls
+        // and a bool where they are not, so without the mark it would be
+        // refused in one build and bounded (with other semantics) in the
+        // other (timeout.hpp).
+        static constexpr bool awaits_a_task = true;
         handle_type child;
         const error* fail;
         bool await_ready() const noexcept { return !child; }

@@ -36,9 +36,9 @@ public:
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         using r = decltype(inner_.await_suspend(h));
-        static_assert(std::is_void_v<r> || std::is_same_v<r, bool>,
-                      "with_timeout bounds an abortable await or a task<T>; wrap other "
-                      "awaiters in a task");
+        static_assert((std::is_void_v<r> || std::is_same_v<r, bool>) && !requires { Awaiter::awaits_a_task; },
+                      "with_timeout bounds an abortable await or a task<T> (the task itself, not its "
+                      "awaiter); wrap other awaiters in a task");
         ctl_ = &h.promise().control();
         executor& ex = ctl_->exec();
         time_point now = ex.now();
@@ -86,8 +86,11 @@ private:
 /// passed first (errc::cancelled if the awaiting task was cancelled); the
 /// child then saw `cancelled` at its await and has ended, and what it
 /// returned is dropped. The child runs as its own root at the awaiting
-/// task's priority: its frame holds its control block, nothing else is
-/// allocated.
+/// task's priority (queued behind tasks already ready there, not run at
+/// once as by `co_await`): its frame holds its control block, nothing
+/// else is allocated. The await returns only once the child has ended,
+/// however long it goes on after the cancel. Timers fire before tasks
+/// run, so a bound due at the instant the child would end wins.
 template <class T>
 class task_timeout_operation : public timeout_operation<when_any_operation<T>> {
     using base = timeout_operation<when_any_operation<T>>;
