@@ -321,8 +321,10 @@ public:
     /// Counts operations an ISR or foreign thread will complete (armed
     /// split_phase operations, simulated interrupt sources). With the
     /// virtual clock, run() reports `stalled` only when this is zero.
+    /// Either from any thread; a thread that posts its work and then ends
+    /// its count is seen in that order (see idle()).
     void external_begin() noexcept { external_.fetch_add(1, std::memory_order_relaxed); }
-    void external_end() noexcept { external_.fetch_sub(1, std::memory_order_relaxed); }
+    void external_end() noexcept { external_.fetch_sub(1, cross_thread_release); }
     /// The same count for waits armed and ended on the executor thread
     /// only (split_phase): a plain counter, no atomic read-modify-write.
     void armed_begin() noexcept { ++armed_; }
@@ -462,6 +464,10 @@ private:
             // queued work, or run() report `stalled` with a post queued.
             // (No load on a single-core port: holds_ is a constant 0.)
             [[maybe_unused]] const bool held = holds_.load(std::memory_order_acquire) != 0;
+            // The same for a thread that posts, then calls external_end():
+            // read the other way round, run() could report `stalled` with
+            // its post queued.
+            const bool outside = external_.load(cross_thread_acquire) != 0;
             // Work posted since the drain (by a handler or a timer's
             // callback) comes first, at this instant: the real clock's
             // wait would end at once on the post's notify, and virtual
@@ -479,7 +485,7 @@ private:
                 if (next > virtual_now_) virtual_now_ = next;
                 return true;
             }
-            if (external_.load(std::memory_order_relaxed) == 0 && armed_ == 0) return false;
+            if (!outside && armed_ == 0) return false;
         }
         // One call site for both clocks: the port inlines the wait for a
         // notify alone, and the run loop should hold one copy of it.
@@ -543,6 +549,13 @@ private:
     std::atomic<std::uint32_t> external_{0};
     std::uint32_t armed_ = 0;
     detail::lock_link* contended_locks_ = nullptr;
+    // Orders for counts a foreign thread may change: on a single-core
+    // port only handlers do, and a handler runs to its end before the
+    // executor reads on (no barrier instructions there).
+    static constexpr std::memory_order cross_thread_acquire =
+        port::single_core ? std::memory_order_relaxed : std::memory_order_acquire;
+    static constexpr std::memory_order cross_thread_release =
+        port::single_core ? std::memory_order_relaxed : std::memory_order_release;
     // Time holds (hold_time()); nothing on a single-core port, where the
     // branches that use them are discarded but still compiled.
     struct no_holds {
