@@ -28,6 +28,16 @@ struct irq_node {
     detail::isr_atomic<bool> queued{false};
 };
 
+/// Stops the program, naming the driver ("weft: button 'but0': already
+/// connected (...)"): a driver that owns one irq_node was attached a
+/// second time (csp::connect() before the first connection was closed).
+/// Both connections would share its node, and the first would silently
+/// stop being woken. Drivers call it from attach() (weft/csp/bridge.hpp).
+[[noreturn, gnu::noinline, gnu::cold]] inline void attached_twice(const char* kind, const char* name) noexcept {
+    detail::fatal_error(
+        error{errc::busy, kind, name, 0, "already connected (close the first connection before connecting it again)"});
+}
+
 /// Multi-producer (ISRs, threads), single-consumer (the executor) queue.
 class interrupt_queue {
 public:

@@ -30,10 +30,10 @@
 // programming error, not a value: the driver stops the program naming
 // itself, as the ports' drivers do ("weft: button 'but0': already
 // connected (close the first connection before connecting it again)",
-// through weft::detail::fatal_error); hosts check always, boards in Debug
-// builds only. The ports' FIFOs (sim::irq_ring, board::irq_fifo) check it
-// in their attach(); attached_twice() beside them words the message for a
-// driver that keeps its node itself. detach() ends the attachment, so the
+// through weft::attached_twice(kind, name) in weft/core/interrupt_queue.hpp);
+// hosts check always, boards in Debug builds only. The ports' FIFOs
+// (sim::irq_ring, board::irq_fifo) check it in their attach(); a driver
+// that keeps its node itself calls it directly. detach() ends the attachment, so the
 // driver can be connected again. A synchronous driver never posts and may
 // be connected any number of times.
 #include <weft/core/executor.hpp>

@@ -9,7 +9,6 @@
 // before the first is closed stops the program instead of stealing it.
 #include <weft/core/executor.hpp>
 #include <weft/core/interrupt_queue.hpp>
-#include <weft/core/result.hpp>
 
 #include <sched.h>
 
@@ -18,16 +17,6 @@
 #include <cstdint>
 
 namespace weft::sim {
-
-/// Stops the program, naming the driver ("weft: button 'but0': already
-/// connected (...)"): attach() of a driver that is already attached, i.e.
-/// a second connect() before the first connection was closed. Both would
-/// share the driver's one FIFO and node, and the first would silently
-/// stop being woken. For drivers that keep their node themselves.
-[[noreturn, gnu::noinline, gnu::cold]] inline void attached_twice(const char* kind, const char* name) noexcept {
-    weft::detail::fatal_error(
-        error{errc::busy, kind, name, 0, "already connected (close the first connection before connecting it again)"});
-}
 
 template <class T, std::size_t N>
 class irq_ring {
