@@ -11,7 +11,6 @@
 #include <weft_port/sim/irq_ring.hpp>
 
 #include <pthread.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,6 +30,9 @@ public:
     uart& operator=(const uart&) = delete;
     ~uart() {
         closing_.store(true, std::memory_order_relaxed);
+        // Wakes a reader waiting for room in a full FIFO.
+        room_.fetch_add(1, std::memory_order_release);
+        room_.notify_one();
         if (fds_[1] >= 0) ::shutdown(fds_[1], SHUT_RDWR);
         if (started_) pthread_join(thread_, nullptr);
         for (int fd : fds_) if (fd >= 0) ::close(fd);
@@ -52,7 +54,7 @@ public:
     /// virtual clock, which jumps ahead whenever the executor is idle,
     /// bytes still in the socket would otherwise arrive after timers that
     /// should have come later. Waits for the reader thread (a few
-    /// microseconds), not for time. Fails with `full` if the bytes do not
+    /// microseconds, blocked rather than spinning), not for time. Fails with `full` if the bytes do not
     /// fit in the FIFO's free room (waiting would then never end: only the
     /// executor empties it), with `closed` if the RX half was never
     /// attached (no reader thread). Bytes written to peer_fd() directly
@@ -63,8 +65,11 @@ public:
         if (ring_.size() + in_socket() + n > fifo)
             return error{errc::full, "uart", name_, fifo, "bytes to deliver exceed the free rx FIFO"};
         inject(data, n);
-        while (in_socket() != 0) sched_yield();
-        return {};
+        for (;;) {
+            const std::size_t in = in_fifo_.load(std::memory_order_acquire);
+            if (on_wire_.load(std::memory_order_relaxed) <= in) return {};
+            in_fifo_.wait(in, std::memory_order_acquire);  // the reader notifies each byte
+        }
     }
 
     /// RX half: bridge of std::uint8_t (asynchronous).
@@ -82,7 +87,12 @@ public:
         result<std::uint8_t> read() noexcept {
             if (u_->ring_.overflowed() && u_->ring_.take_overflows() != 0)
                 return error{errc::overflow, "uart", u_->name_, fifo, "rx bytes lost, FIFO full"};
-            return u_->ring_.pop();
+            const std::uint8_t b = u_->ring_.pop();
+            // A reader waiting for room wakes; a notify with nobody waiting
+            // is one load (libstdc++ counts waiters).
+            u_->room_.fetch_add(1, std::memory_order_release);
+            u_->room_.notify_one();
+            return b;
         }
 
     private:
@@ -135,19 +145,25 @@ private:
         started_ = pthread_create(&thread_, nullptr, &reader, this) == 0;
     }
     // The simulated RX interrupt: one byte at a time into the FIFO. When
-    // the FIFO is full the reader waits (like hardware flow control), so
-    // a burst is not lost just because the executor is busy.
+    // the FIFO is full the reader blocks until read() makes room (like
+    // hardware flow control), so a burst is not lost just because the
+    // executor is busy, and no thread polls meanwhile.
     static void* reader(void* p) {
         auto* u = static_cast<uart*>(p);
         std::uint8_t b;
         while (::read(u->fds_[0], &b, 1) == 1) {
-            while (u->ring_.size() == fifo) {
+            for (;;) {
+                // Read before the test: a pop after it changes room_, so
+                // the wait below returns at once instead of missing it.
+                const std::uint32_t seen = u->room_.load(std::memory_order_acquire);
                 if (u->closing_.load(std::memory_order_relaxed)) return nullptr;
-                ::usleep(50);
+                if (u->ring_.size() < fifo) break;
+                u->room_.wait(seen, std::memory_order_acquire);
             }
             (void)u->ring_.push(b);  // posts the connection
             // release: deliver() sees the byte in the FIFO and its post queued.
             u->in_fifo_.fetch_add(1, std::memory_order_release);
+            u->in_fifo_.notify_one();
         }
         return nullptr;
     }
@@ -160,6 +176,9 @@ private:
     pthread_t thread_{};
     bool started_ = false;
     std::atomic<bool> closing_{false};
+    // Counts pops (and the destructor's wake): what a reader facing a full
+    // FIFO waits on.
+    std::atomic<std::uint32_t> room_{0};
     // Bytes inject() put on the wire and the reader moved into the FIFO:
     // their difference is what is still in the socket.
     std::atomic<std::size_t> on_wire_{0}, in_fifo_{0};
