@@ -108,6 +108,29 @@ TEST(normalise_kernel_args, params_that_can_overflow_the_accumulator_are_invalid
     EXPECT_EQ(out32[1], std::numeric_limits<std::int32_t>::max());
 }
 
+// The bound is checked exactly: a mean of about 1.3e9 (raw Q5.26) and
+// inv_std 103 put (INT32_MIN - mean) x inv_std 24 below INT64_MIN, which
+// a check in double rounded to the limit and accepted (the output then
+// wrapped to INT32_MAX). One less on inv_std fits, and saturates.
+TEST(normalise_kernel_args, i32_params_past_the_accumulator_by_a_rounding_error_are_invalid) {
+    constexpr std::int64_t mean = 89547299181203496;
+    normalise_params<i32> p{};
+    for (int c = 0; c < 3; ++c) p.mean[c] = mean, p.inv_std[c] = 103;
+    std::vector<std::int32_t> in(3, std::numeric_limits<std::int32_t>::min()), out(3, 7);
+    const std::int32_t* ins[] = {in.data()};
+    std::int32_t* outs[] = {out.data()};
+    image_batch<i32> b{ins, outs, 1, 3, 1, 1, 1};
+    interleaver<2> r;
+    auto st = normalise<sequential, i32>(r, 1, b, p);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.code(), weft::errc::invalid);
+    EXPECT_STREQ(st.err().object, "normalise_params");
+    EXPECT_EQ(out, (std::vector<std::int32_t>(3, 7)));  // nothing written
+    for (int c = 0; c < 3; ++c) p.inv_std[c] = 102;      // 2^63 - |product| > 0
+    ASSERT_TRUE((normalise<sequential, i32>(r, 1, b, p)));
+    EXPECT_EQ(out, (std::vector<std::int32_t>(3, std::numeric_limits<std::int32_t>::min())));
+}
+
 TYPED_TEST(normalise_kernel, every_policy_gives_the_same_bits_on_random_batches) {
     using N = TypeParam;
     using V = typename N::value;

@@ -343,3 +343,74 @@ TEST(stack_depth, a_nested_generator_without_a_frame_deep_in_a_chain_reports_to_
     EXPECT_STREQ(g.err().object, "one_frame");
     EXPECT_EQ(one.in_use(), 1u);  // the filler's
 }
+
+// A walk abandoned deep in a chain of nested generators (a same-fringe
+// that finds a difference): destroying the root frees every frame of the
+// chain from the innermost up, without one native call per level. The
+// walk down nests the stack where there are no tail calls, so the span is
+// noted only while the frames are destroyed.
+namespace {
+struct spine_node {
+    int value = 0;
+    const spine_node* left = nullptr;
+};
+struct note_when_destroyed {
+    stack_span* s;
+    ~note_when_destroyed() { s->note(); }
+};
+[[gnu::noinline]] generator<int> left_spine(stack_span& s, const spine_node* n) {
+    note_when_destroyed note{&s};
+    if (!n->left) {
+        co_yield n->value;
+        co_yield n->value + 1;  // never taken: the walk stops at the first
+        co_return;
+    }
+    co_yield elements_of(left_spine(s, n->left));
+}
+}  // namespace
+
+TEST(stack_depth, abandoning_a_deeply_nested_generator_frees_every_frame_without_growing_the_stack) {
+    constexpr int depth = 2'000;  // at 32 B per level a recursive teardown takes 64 KB
+    static frame_pool<512, depth + 1> pool{"spine"};
+    std::vector<spine_node> spine(depth + 1);
+    for (int i = 0; i < depth; ++i) spine[std::size_t(i)].left = &spine[std::size_t(i) + 1];
+    spine[depth].value = 7;
+    stack_span s;
+    {
+        use_frames scope{pool};
+        auto g = left_spine(s, &spine[0]);
+        auto it = g.begin();
+        ASSERT_EQ(*it, 7);
+        EXPECT_EQ(pool.in_use(), std::size_t(depth) + 1);
+        s = stack_span{};  // the descent is not measured
+    }  // g destroyed here, one level at a time
+    EXPECT_EQ(pool.in_use(), 0u);
+    EXPECT_LT(s.growth(), std::uintptr_t(4096));
+}
+
+// The same from a root that nested a generator its caller had begun: the
+// chain runs through the begun generator's own nested frames.
+TEST(stack_depth, abandoning_a_chain_through_a_begun_generator_frees_every_frame_once) {
+    static frame_pool<512, 64> pool{"begun_chain"};
+    std::vector<spine_node> spine(21);
+    for (int i = 0; i < 20; ++i) spine[std::size_t(i)].left = &spine[std::size_t(i) + 1];
+    spine[20].value = 3;
+    stack_span s;
+    {
+        use_frames scope{pool};
+        auto begun = left_spine(s, &spine[10]);  // 11 frames once begun
+        auto first = begun.begin();
+        ASSERT_EQ(*first, 3);
+        auto outer = [&](generator<int> g) -> generator<int> {
+            co_yield -1;
+            co_yield elements_of(std::move(g));
+        };
+        auto g = outer(std::move(begun));
+        auto it = g.begin();
+        ASSERT_EQ(*it, -1);
+        ++it;
+        ASSERT_EQ(*it, 4);  // the begun walk's rest
+        EXPECT_EQ(pool.in_use(), 12u);
+    }
+    EXPECT_EQ(pool.in_use(), 0u);
+}

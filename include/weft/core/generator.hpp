@@ -53,6 +53,7 @@ class [[nodiscard]] generator {
 public:
     class promise_type {
     public:
+        promise_type() noexcept : leaf_(this) {}
         static void* operator new(std::size_t n, frame_site s = frame_site::current()) noexcept {
             return frame_allocator::allocate(n, s);
         }
@@ -117,6 +118,7 @@ public:
                 // elements: it goes on from its own innermost generator, and
                 // the chain up from there now yields to our root.
                 promise_type* leaf = child.leaf_;
+                child.owner_ = &inner;  // leaf_ is a root's alone: read above
                 for (promise_type* p = leaf; p != &child; p = p->parent_) p->root_ = parent.root_;
                 child.root_ = parent.root_;
                 parent.root_->leaf_ = leaf;
@@ -160,7 +162,10 @@ public:
         // One frame per tree node in the recursive case: the promise is
         // kept to five pointers, and errors stay in the pool that failed.
         promise_type* root_ = this;
-        promise_type* leaf_ = this;  // root only: innermost active generator
+        union {
+            promise_type* leaf_;  // a root: the innermost active generator
+            std::coroutine_handle<promise_type>* owner_;  // nested: the parent's awaiter's handle of this frame
+        };
         promise_type* parent_ = nullptr;
         // Root only: the current element. Written by every co_yield before
         // the consumer can read it, so not initialised.
@@ -219,8 +224,21 @@ public:
 private:
     explicit generator(handle_type h) noexcept : h_(h) {}
     explicit generator(const error* e) noexcept : error_(e) {}
+    // Destroys a chain of nested generators from its innermost frame up:
+    // destroying the root first would destroy each nested frame from
+    // inside its parent's destruction (the awaiter that owns it), one
+    // native call per level, and a deep walk abandoned half-way (a
+    // same-fringe that finds a difference) would overflow the stack.
     void reset() noexcept {
-        if (h_) h_.destroy();
+        if (!h_) return;
+        promise_type& root = h_.promise();
+        for (promise_type* p = root.leaf_; p != &root;) {
+            promise_type* up = p->parent_;
+            *p->owner_ = {};  // its parent's awaiter no longer destroys it
+            handle_type::from_promise(*p).destroy();
+            p = up;
+        }
+        h_.destroy();
         h_ = {};
     }
     handle_type release() noexcept { return std::exchange(h_, {}); }

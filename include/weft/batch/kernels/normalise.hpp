@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 namespace weft::batch {
 
@@ -44,16 +45,21 @@ bool normalise_fits(const normalise_params<N>& p) noexcept {
     if constexpr (!N::is_fixed) {
         return true;
     } else {
-        // In double: exact near the int32 bound; near 2^63 rounding is
-        // monotonic and 2^63 is representable, so "< lim" stays sound.
-        constexpr double lim = double(std::numeric_limits<typename N::acc>::max());
-        constexpr double lo = double(std::numeric_limits<typename N::value>::min());
-        constexpr double hi = double(std::numeric_limits<typename N::value>::max());
-        auto mag = [](double v) { return v < 0 ? -v : v; };
+        // In exact integer arithmetic: a check in double rounds the mean
+        // and the distance, and let an i32 product 24 past INT64_MIN through.
+        using acc = typename N::acc;
+        using u = std::make_unsigned_t<acc>;
+        constexpr u lim = u(std::numeric_limits<acc>::max());
+        constexpr acc lo = std::numeric_limits<typename N::value>::min();
+        constexpr acc hi = std::numeric_limits<typename N::value>::max();
+        // |a - b| without overflow: the unsigned difference is exact.
+        auto distance = [](acc a, acc b) { return a >= b ? u(a) - u(b) : u(b) - u(a); };
         for (std::size_t c = 0; c < 3; ++c) {
-            const double m = double(p.mean[c]);
-            const double d = mag(lo - m) > mag(hi - m) ? mag(lo - m) : mag(hi - m);
-            if (!(d < lim && d * mag(double(p.inv_std[c])) < lim)) return false;
+            const u down = distance(lo, p.mean[c]), up = distance(hi, p.mean[c]);
+            const u d = down > up ? down : up;  // the largest |x - mean|
+            const acc k = p.inv_std[c];
+            const u scale = k < 0 ? u(0) - u(k) : u(k);
+            if (d > lim || (scale != 0 && d > lim / scale)) return false;
         }
         return true;
     }
