@@ -9,6 +9,7 @@
 #include <support/weft_test.hpp>
 
 #include <string>
+#include <vector>
 
 using namespace weft;
 
@@ -96,6 +97,65 @@ TEST(bad_input, joining_an_empty_handle_is_refused_and_the_task_goes_on) {
     EXPECT_EQ(empty_msg, "join_handle '(empty)': nothing to join");
     EXPECT_EQ(moved_msg, "join_handle '(empty)': nothing to join");
     EXPECT_EQ(value, 5);
+}
+
+// An empty task (default-built or moved from) is refused the same way by
+// everything that takes one: spawn, co_await, when_all, when_any and
+// with_timeout. Each gave a result with neither a value nor an error
+// code (message "ok"), and when_any let the empty child win.
+TEST(bad_input, an_empty_task_is_refused_by_name_wherever_it_is_given) {
+    executor ex{test::virtual_clock()};
+    const std::string refused = "task '(empty)': nothing to run";
+    task<int> t = job(1);
+    task<int> kept = std::move(t);
+    auto spawned = ex.spawn(std::move(t));
+    ASSERT_FALSE(spawned);
+    EXPECT_EQ(spawned.code(), errc::invalid);
+    EXPECT_EQ(std::string(spawned.err().message().c_str()), refused);
+    EXPECT_EQ(ex.live_tasks(), 0u);
+    // One small task per path: a frame holding them all outgrows the pools.
+    std::vector<std::string> got;
+    auto note = [&](const error& e) { got.push_back(e.message().c_str()); };
+    int all_value = 0, kept_value = 0;
+    std::size_t any_index = 9;
+    auto awaits = [&]() -> task<> {
+        task<> none;
+        note((co_await std::move(none)).err());
+        task<int> none_int;
+        note((co_await std::move(none_int)).err());
+    };
+    auto all = [&]() -> task<> {
+        task<int> none;
+        auto [c, d] = co_await when_all(std::move(none), job(2));
+        note(c.err());
+        all_value = d ? *d : -1;
+    };
+    auto bounded = [&]() -> task<> {
+        task<int> none;
+        note((co_await with_timeout(std::move(none), 5ms)).err());
+    };
+    auto any = [&]() -> task<> {
+        task<int> none;
+        auto f = co_await when_any(job(3), std::move(none));
+        any_index = f.index;
+        if (f.index == 1 && std::get<1>(f.values)) note(std::get<1>(f.values)->err());
+    };
+    auto moved_to = [&]() -> task<> {
+        result<int> k = co_await std::move(kept);  // the task it was moved to still runs
+        kept_value = k ? *k : -1;
+    };
+    auto h1 = ex.spawn(awaits());
+    auto h2 = ex.spawn(all());
+    auto h3 = ex.spawn(bounded());
+    auto h4 = ex.spawn(any());
+    auto h5 = ex.spawn(moved_to());
+    ASSERT_TRUE(h1 && h2 && h3 && h4 && h5);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    // The empty child of when_any "ends" first, with its error: it wins.
+    EXPECT_EQ(any_index, 1u);
+    EXPECT_EQ(got, std::vector<std::string>(5, refused));
+    EXPECT_EQ(all_value, 3);
+    EXPECT_EQ(kept_value, 2);
 }
 
 // Unlocking a mutex nobody holds is a programming error: the program

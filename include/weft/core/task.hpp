@@ -36,6 +36,10 @@ using awaited_t = typename detail::awaited<T>::type;
 
 namespace detail {
 
+/// What an empty task (default-built, moved-from or spawned) gives to
+/// whatever takes it: spawn, co_await, when_all/when_any, with_timeout.
+inline constexpr error empty_task{errc::invalid, "task", "(empty)", 0, "nothing to run"};
+
 class promise_base {
 public:
     /// Frames come from the frame pools only (see frame_pool.hpp).
@@ -120,8 +124,13 @@ public:
     /// False if the frame could not be allocated; err() says why. That
     /// error is the frame allocator's last_error(): read it (spawn and
     /// co_await do, at once) before another coroutine fails to get a frame.
+    /// A task that is empty for another reason (default-built, moved from,
+    /// spawned) says "task '(empty)': nothing to run" (invalid).
     explicit operator bool() const noexcept { return bool(h_); }
-    const error& err() const noexcept { return error_ ? *error_ : no_error; }
+    const error& err() const noexcept {
+        if (error_) return *error_;
+        return h_ ? no_error : detail::empty_task;
+    }
 
     // A pointer to the error, not a copy: this awaiter lives in the
     // awaiting frame, and 20 bytes copied there on every co_await of a
@@ -134,7 +143,7 @@ public:
         // other (timeout.hpp).
         static constexpr bool awaits_a_task = true;
         handle_type child;
-        const error* fail;
+        const error* fail;  // when child is empty: why (null: an empty task)
         bool await_ready() const noexcept { return !child; }
         template <class P>
         auto await_suspend(std::coroutine_handle<P> parent) noexcept {
@@ -156,13 +165,13 @@ public:
             }
         }
         awaited_t<T> await_resume() noexcept {
-            if (!child) return *fail;
+            if (!child) return fail ? *fail : detail::empty_task;
             if constexpr (std::is_void_v<T>) return {};
             else return child.promise().take();
         }
     };
     /// Runs the task to completion inside the awaiting task.
-    task_operation operator co_await() && noexcept { return {h_, &err()}; }
+    task_operation operator co_await() && noexcept { return {h_, error_}; }
 
     /// Gives up ownership (spawn).
     handle_type release() noexcept { return std::exchange(h_, {}); }
