@@ -87,6 +87,47 @@ TEST(connection, zero_delay_self_loop_is_a_causality_cycle) {
     ASSERT_TRUE(test::failed_with(s, errc::cycle, "environment 'self': causality cycle: r.fwd -> r.fwd"));
 }
 
+// A reaction triggered by an output it writes itself (review, 2026-11-26):
+// it ran once per tag on one thread, but with a worker its own set() marked
+// it again after the level had taken its bit, and it ran over and over.
+// LF does not let a reaction be triggered by its own reactor's output: a
+// cycle, named, whatever the number of workers.
+struct self_triggered : reactor {
+    using reactor::reactor;
+    timer t{*this, "t", 0ms, 1ms};
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(t, out), writes(out), [this] { out.set(1); }};
+};
+
+TEST(connection, a_reaction_triggered_by_an_output_it_writes_is_a_causality_cycle) {
+    environment<8, 8> env{{.name = "self"}};
+    self_triggered app{env, "app"};
+    status s = env.assemble();
+    ASSERT_TRUE(test::failed_with(s, errc::cycle, "environment 'self': causality cycle: app.r -> app.r"));
+}
+
+// Reading what it wrote itself (reads(out)) stays legal: no trigger, no edge.
+struct self_reader : reactor {
+    self_reader(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    int n_ = 0;
+    timer t{*this, "t", 0ms, 1ms};
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(t), reads(out), writes(out), [this] {
+        out.set(++n_);
+        tr_.add(*this, "r", out.is_present() ? out.get() : -1);
+    }};
+};
+
+TEST(connection, a_reaction_may_read_an_output_it_writes) {
+    environment<8, 8> env{{.name = "self", .timeout = 2ms}};
+    test::trace tr;
+    self_reader app{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.run(ex));
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"0ms/0 r 1", "1ms/0 r 2", "2ms/0 r 3"}));
+}
+
 // A cycle whose names do not fit the message ends in "..." (not cut silently).
 struct named_relay : reactor {
     named_relay(basic_environment& e, const char* name) : reactor(e, name) {}

@@ -7,6 +7,8 @@
 #include <support/weft_test.hpp>
 #include "trace.hpp"
 
+#include <atomic>
+#include <memory>
 #include <thread>
 
 using namespace weft;
@@ -400,4 +402,137 @@ TEST(environment, events_beyond_the_stop_tag_take_no_room_in_the_queue) {
     ASSERT_TRUE(s) << s.err().message().c_str();
     EXPECT_EQ(tr.lines, (std::vector<std::string>{"5ms/0 shutdown 6"}));
     EXPECT_LE(env.event_queue_peak(), 1u);
+}
+
+// Wake-ups after the end (review, 2026-11-26). finish() withdraws the
+// environment's wake-up node from the executor so that the environment may
+// be destroyed, but request_stop() posted it again afterwards (and a
+// foreign thread's schedule() could, between the withdraw and the end
+// mark): the executor then ran a node of a destroyed environment. Now the
+// end is marked first, under the critical section in which both post.
+namespace {
+
+struct once : reactor {
+    using reactor::reactor;
+    timer t{*this, "t", 1ms};
+    int n_ = 0;
+    reaction r{*this, "r", on(t), [this] { ++n_; }};
+};
+
+struct sensed : reactor {
+    using reactor::reactor;
+    // Spaced, so that a sensor thread that never pauses cannot fill the
+    // value slots (that would stop the program, correctly, with overflow).
+    physical_action<int, 8> p{*this, "p", 0ms, 100us, spacing_policy::drop};
+    int got_ = 0;
+    reaction r{*this, "r", on(p), [this] { ++got_; }};
+};
+
+task<> nothing() { co_return; }
+
+}  // namespace
+
+TEST(environment, request_stop_after_the_end_posts_nothing) {
+    executor ex{test::virtual_clock()};
+    {
+        auto env = std::make_unique<environment<4, 4>>(environment_config{.name = "e", .timeout = 2ms});
+        once o{*env, "o"};
+        ASSERT_TRUE(env->run(ex));
+        EXPECT_EQ(o.n_, 1);
+        env->request_stop();   // allowed from anywhere; the program is over
+        EXPECT_TRUE(env->ended());
+        EXPECT_TRUE(ex.idle_now());  // no interrupt node queued
+    }
+    // The executor runs on without the environment (ASan: no use after free).
+    auto h = ex.spawn(nothing());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+}
+
+TEST(environment, schedule_after_the_end_is_refused_and_posts_nothing) {
+    executor ex{test::virtual_clock()};
+    {
+        auto env = std::make_unique<environment<4, 4>>(environment_config{.name = "e", .timeout = 2ms});
+        sensed o{*env, "o"};
+        ASSERT_TRUE(env->run(ex));
+        EXPECT_TRUE(test::failed_with(o.p.schedule(1), errc::closed, "physical action 'p': program finished"));
+        EXPECT_TRUE(ex.idle_now());
+        EXPECT_EQ(o.p.dropped(), 1u);
+    }
+    auto h = ex.spawn(nothing());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+}
+
+// A foreign thread that keeps requesting a stop while the program ends and
+// after it: none of its posts may stay queued (before the fix, every one
+// after the end did).
+TEST(environment, stop_requests_racing_with_the_end_leave_no_wake_up_queued) {
+    for (int i = 0; i < 20; ++i) {
+        executor ex{test::virtual_clock()};
+        {
+            auto env = std::make_unique<environment<4, 4>>(environment_config{.name = "e", .fast = true, .timeout = 50ms});
+            once o{*env, "o"};
+            std::atomic<bool> quit{false}, over{false};
+            std::atomic<int> after_end{0};
+            std::thread stopper([&] {
+                while (!quit.load(std::memory_order_acquire)) {
+                    const bool late = over.load(std::memory_order_acquire);
+                    env->request_stop();
+                    if (late) after_end.fetch_add(1, std::memory_order_release);
+                }
+            });
+            EXPECT_TRUE(env->run(ex));
+            over.store(true, std::memory_order_release);
+            // Until the thread has requested a stop after run() returned at
+            // least once (no wall-clock wait: it spins on the flag anyway).
+            while (after_end.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+            quit.store(true, std::memory_order_release);
+            stopper.join();
+            EXPECT_TRUE(ex.idle_now()) << "run " << i;
+        }
+        auto h = ex.spawn(nothing());
+        ASSERT_TRUE(h);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+    }
+}
+
+// A sensor thread that schedules across start() and the end (the ordinary
+// case: the sensor does not know when the program starts). Before start()
+// it is refused with `invalid`, after the end with `closed`, and reading
+// the executor in between raced with start() (TSan: ex_ written by
+// start(), read by schedule()); start() now publishes it (release) and
+// schedule() acquires it.
+TEST(environment, a_sensor_thread_running_across_start_and_end) {
+    executor ex{{"real"}};
+    {
+        auto env = std::make_unique<environment<32, 4>>(environment_config{.name = "e", .timeout = 5ms});
+        sensed s{*env, "s"};
+        std::atomic<bool> quit{false};
+        std::atomic<int> ok{0}, invalid{0}, closed{0}, full{0}, other{0};
+        std::thread sensor([&] {
+            for (int i = 0; !quit.load(std::memory_order_acquire); ++i) {
+                status st = s.p.schedule(i);
+                if (st) ++ok;
+                else if (st.code() == errc::invalid) ++invalid;
+                else if (st.code() == errc::closed) ++closed;
+                else if (st.code() == errc::full) ++full;
+                else ++other;
+                std::this_thread::yield();
+            }
+        });
+        while (invalid.load() == 0) std::this_thread::yield();  // the sensor runs before start()
+        status st = env->run(ex);
+        while (closed.load() == 0) std::this_thread::yield();  // and after the end
+        quit.store(true, std::memory_order_release);
+        sensor.join();
+        EXPECT_TRUE(st) << st.err().message().c_str();
+        EXPECT_EQ(other.load(), 0);
+        EXPECT_LE(s.got_, ok.load());  // nothing delivered that was not accepted
+        EXPECT_GE(s.p.dropped(), std::uint32_t(closed.load() + full.load()));  // and spacing's
+        EXPECT_TRUE(ex.idle_now());
+    }
+    auto h = ex.spawn(nothing());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
 }

@@ -264,3 +264,94 @@ TEST(mode, startup_runs_on_first_entry_and_shutdown_in_every_mode_entered) {
     EXPECT_EQ(lines, (std::vector<std::string>{"0ms/0 A startup", "1ms/1 B startup", "1ms/1 B reset",
                                                "3ms/1 B reset", "3ms/2 A shutdown", "3ms/2 B shutdown"}));
 }
+
+// Events for an inactive mode that come back at one tag (review,
+// 2026-11-26): they pile up in microsteps as new events do, and a physical
+// action's spacing applies to them as to a logical action's. Before, the
+// two logical events fired in one tag (one value lost), and so did the
+// physical ones, with q's 10 ms spacing ignored.
+namespace {
+
+// B is active from 1 ms to 2 ms, then again from 10 ms (history).
+struct away_and_back : reactor {
+    away_and_back(basic_environment& e, test::trace& tr) : reactor(e, "app"), tr_(tr) {}
+    test::trace& tr_;
+    mode A{*this, "A", initial};
+    mode B{*this, "B"};
+    timer t1{*this, "t1", 1ms};
+    timer t2{*this, "t2", 2ms};
+    timer t10{*this, "t10", 10ms};
+    reaction go{*this, "go", on(t1, t2, t10), [this] {
+        if (t1.is_present()) set_mode(B);
+        if (t2.is_present()) set_mode(A);
+        if (t10.is_present()) set_mode(B, transition::history);
+    }};
+};
+
+struct logical_twice : away_and_back {
+    using away_and_back::away_and_back;
+    logical_action<int> act{B, "act"};
+    timer t5{*this, "t5", 5ms};
+    // 5 ms, B inactive: both for 6 ms, 1 ms after the current tag.
+    reaction sched{*this, "sched", on(t5), writes(act), [this] { (void)act.schedule(1, 1ms); (void)act.schedule(2, 1ms); }};
+    reaction got{B, "got", on(act), [this] { tr_.add(*this, "act", act.get()); }};
+};
+
+// One event left pending when B is left (4 ms of its delay left), one
+// scheduled for B while it is inactive with the same delay left.
+struct suspended_apart : away_and_back {
+    using away_and_back::away_and_back;
+    logical_action<int> act{B, "act"};
+    timer t3{*this, "t3", 3ms};
+    reaction first{B, "first", on(B.on_reset()), writes(act), [this] { (void)act.schedule(1, 5ms); }};  // 1 ms/1: due 6 ms
+    reaction second{*this, "second", on(t3), writes(act), [this] { (void)act.schedule(2, 4ms); }};     // 3 ms: due 7 ms
+    reaction got{B, "got", on(act), [this] { tr_.add(*this, "act", act.get()); }};
+};
+
+struct physical_away : away_and_back {
+    using away_and_back::away_and_back;
+    physical_action<int> p{B, "p"};                                   // no spacing: piles up
+    physical_action<int> q{B, "q", 0ms, 10ms, spacing_policy::drop};  // 10 ms apart at least
+    reaction gotp{B, "gotp", on(p), [this] { tr_.add(*this, "p", p.get()); }};
+    reaction gotq{B, "gotq", on(q), [this] { tr_.add(*this, "q", q.get()); }};
+};
+
+task<> feed_while_away(physical_away& a) {
+    co_await sleep_until(from_ns(5'000'000u));
+    (void)a.p.schedule(1);
+    (void)a.p.schedule(2);  // the same clock reading
+    (void)a.q.schedule(10);
+    co_await sleep_until(from_ns(6'000'000u));
+    (void)a.q.schedule(11);  // 1 ms after the previous one: dropped
+}
+
+}  // namespace
+
+TEST(mode, logical_events_scheduled_twice_for_an_inactive_mode_pile_up_in_microsteps) {
+    // 1 ms left at 5 ms: back at 11 ms, in the order they were scheduled.
+    EXPECT_EQ(traced<logical_twice>(30ms), (std::vector<std::string>{"11ms/0 act 1", "11ms/1 act 2"}));
+}
+
+TEST(mode, events_suspended_apart_that_come_back_at_one_tag_pile_up_in_microsteps) {
+    // The first had 4 ms left when B was left at 2 ms, the second 4 ms when
+    // it was scheduled at 3 ms: both are due at 14 ms after the entry at 10.
+    EXPECT_EQ(traced<suspended_apart>(30ms), (std::vector<std::string>{"14ms/0 act 1", "14ms/1 act 2"}));
+}
+
+TEST(mode, physical_events_for_an_inactive_mode_keep_microsteps_and_spacing) {
+    environment<8, 8> env{{.name = "e", .timeout = 30ms}};
+    test::trace tr;
+    physical_away a{env, tr};
+    executor ex{test::virtual_clock()};
+    ASSERT_TRUE(env.start(ex));
+    auto h = ex.spawn(feed_while_away(a));
+    ASSERT_TRUE(h);
+    ex.run();
+    ASSERT_TRUE(env.outcome());
+    // 3 ms after the last tag (2 ms) when they came: back at 13 ms, as they
+    // would have been delivered at 5 ms in an active mode; q's second event
+    // is dropped by its spacing (counted).
+    EXPECT_EQ(tr.lines, (std::vector<std::string>{"13ms/0 p 1", "13ms/0 q 10", "13ms/1 p 2"}));
+    EXPECT_EQ(a.q.dropped(), 1u);
+    EXPECT_EQ(a.p.dropped(), 0u);
+}

@@ -7,6 +7,10 @@
 #include <support/weft_test.hpp>
 #include "trace.hpp"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <thread>
 
 using namespace weft;
@@ -105,3 +109,91 @@ TEST(worker, tiny_levels_shared_or_not_give_the_same_trace) {
 }
 
 }  // namespace
+
+// The documented usage (worker.hpp): a thread runs helper.run(), then
+// env.run(ex), then join. helper.run() returned only when the program
+// finished, so a program that failed to start, or an executor that
+// returned first, left join() waiting forever (review, 2026-11-26).
+namespace {
+
+// Watchdog only, against a hang: the helper has nothing left to wait for.
+bool returns_in_time(std::future<void>& helper) {
+    if (helper.wait_for(std::chrono::seconds(20)) == std::future_status::ready) return true;
+    std::fprintf(stderr, "worker::run() did not return\n");
+    std::fflush(stderr);
+    std::_Exit(1);  // a thread that never returns cannot be joined
+}
+
+// Triggered by the output it writes: rejected at assembly.
+struct self_triggered : reactor {
+    using reactor::reactor;
+    timer t{*this, "t", 0ms, 1ms};
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(t, out), writes(out), [this] { out.set(1); }};
+};
+
+// Reads what it writes: legal, and runs once per tag with any workers.
+struct self_reader : reactor {
+    self_reader(place p) : reactor(p, "reader") {}  // NOLINT: implicit for the array initialiser
+    int runs_ = 0;
+    timer t{*this, "t", 0ms, 1ms};
+    output<int> out{*this, "out"};
+    reaction r{*this, "r", on(t), reads(out), writes(out), [this] { out.set(++runs_); }};
+};
+struct readers : reactor {
+    explicit readers(basic_environment& e) : reactor(e, "readers"), r{{*this}, {*this}, {*this}, {*this}} {}
+    self_reader r[4];
+};
+
+struct idle_app : reactor {
+    using reactor::reactor;
+    reaction r{*this, "r", on(startup()), [] {}};
+};
+
+}  // namespace
+
+TEST(worker, returns_when_the_program_fails_to_assemble) {
+    environment<8, 8> env{{.name = "self", .fast = true, .timeout = 2ms, .parallel_threshold = 1}};
+    self_triggered app{env, "app"};
+    worker helper{"helper"};
+    env.add_worker(helper);
+    auto done = std::async(std::launch::async, [&] { helper.run(); });
+    executor ex{test::virtual_clock()};
+    status s = env.run(ex);
+    EXPECT_TRUE(test::failed_with(s, errc::cycle, "environment 'self': causality cycle: app.r -> app.r"));
+    EXPECT_TRUE(returns_in_time(done));
+}
+
+TEST(worker, returns_when_the_executor_returns_before_the_program_ends) {
+    // keepalive with nothing that could ever wake it: the virtual clock
+    // stalls and ex.run() returns with the program still waiting.
+    environment<8, 8> env{{.name = "idle", .keepalive = true}};
+    idle_app app{env, "app"};
+    worker helper{"helper"};
+    env.add_worker(helper);
+    auto done = std::async(std::launch::async, [&] { helper.run(); });
+    executor ex{test::virtual_clock()};
+    status s = env.run(ex);
+    EXPECT_TRUE(test::failed_with(s, errc::invalid,
+                                  "environment 'idle': executor stopped first (stalled: keepalive without event sources?)"));
+    EXPECT_FALSE(env.finished());
+    EXPECT_TRUE(returns_in_time(done));
+}
+
+TEST(worker, a_reaction_reading_its_own_output_runs_once_per_tag_with_workers) {
+    for (int workers : {1, 2}) {
+        environment<8, 8> env{{.fast = true, .timeout = 9ms, .parallel_threshold = 1}};
+        readers app{env};
+        worker helper{"helper"};
+        std::thread t;
+        if (workers > 1) {
+            env.add_worker(helper);
+            t = std::thread([&] { helper.run(); });
+        }
+        executor ex{test::virtual_clock()};
+        EXPECT_TRUE(env.run(ex));
+        if (workers > 1) t.join();
+        for (auto& r : app.r) EXPECT_EQ(r.runs_, 10) << workers << " workers";
+        EXPECT_EQ(env.stats().reactions, 40u);
+    }
+}

@@ -62,19 +62,6 @@ protected:
         store_.release(slot);
         return owner_->env_->overflow_error(*this, at);
     }
-    // A physical action's event for a mode that is not active: suspended
-    // with the mode's events, spacing applied when it is delivered. (Other
-    // events for an inactive mode are suspended by post(), spacing applied
-    // now.)
-    template <class... V>
-    void place_suspended(tag at, V&&... value) noexcept {
-        std::uint16_t slot = store_.put(std::forward<V>(value)...);
-        if (slot == value_store<T, Slots>::none) {
-            (void)slots_full();
-            return;
-        }
-        if (!owner_->env_->suspend_event(*this, at, slot, *this->mode_)) store_.release(slot);
-    }
     // Every value slot holds an event: the program stops with this error.
     [[gnu::cold, gnu::noinline]] error slots_full() noexcept {
         error e{errc::full, "action", name_, Slots, "value slots full"};
@@ -172,24 +159,25 @@ private:
     status push(entry e) noexcept {
         if (e.extra < 0) e.extra = 0;  // as in LF: never before min_delay
         basic_environment& env = *this->owner_->env_;
-        executor* ex = env.exec();
+        executor* ex = env.started_on();  // acquire: ex and the start time are published
         if (!ex) return error{errc::invalid, "physical action", this->name_, 0, "program not started"};
         e.ns = to_ns(ex->now());
-        {
-            port::critical_section cs;
-            // After the end nothing drains the buffer: the event would be
-            // lost behind a success, and later calls would say "buffer full".
-            if (env.ended()) {
-                ++this->dropped_;
-                return error{errc::closed, "physical action", this->name_, 0, "program finished"};
-            }
-            if (count_ == Slots) {
-                ++this->dropped_;
-                return error{errc::full, "physical action", this->name_, Slots, "buffer full"};
-            }
-            ring_[(head_ + count_) % Slots] = std::move(e);
-            ++count_;
+        port::critical_section cs;
+        // After the end nothing drains the buffer: the event would be
+        // lost behind a success, and later calls would say "buffer full".
+        // Checked in the critical section in which finish() marks the end,
+        // and posted in it too: no wake-up is posted once finish() has
+        // withdrawn it (see request_stop()).
+        if (env.ended()) {
+            ++this->dropped_;
+            return error{errc::closed, "physical action", this->name_, 0, "program finished"};
         }
+        if (count_ == Slots) {
+            ++this->dropped_;
+            return error{errc::full, "physical action", this->name_, Slots, "buffer full"};
+        }
+        ring_[(head_ + count_) % Slots] = std::move(e);
+        ++count_;
         env.physical_pending();
         return {};
     }
@@ -209,11 +197,9 @@ private:
             tag now = env.current_tag();
             tag at{later(later(std::int64_t(e.ns - env.start_ns()), self->min_delay_), e.extra), 0};
             if (at <= now) at = delay_tag(now, duration{0});
-            if (self->mode_ && !detail::mode_active(self->mode_)) [[unlikely]] {
-                if constexpr (std::is_void_v<T>) self->place_suspended(at);
-                else self->place_suspended(at, std::move(e.value.v));
-                continue;
-            }
+            // For a mode that is not active, as for a logical action
+            // scheduled from outside its mode: spacing and microsteps now,
+            // then post() suspends the event with the mode.
             if constexpr (std::is_void_v<T>) (void)self->place_event(at);
             else (void)self->place_event(at, std::move(e.value.v));
         }

@@ -218,10 +218,17 @@ inline basic_environment::step basic_environment::advance(std::uint64_t& due) no
 
 inline void basic_environment::finish() noexcept {
     finished_ = true;
-    // A wake-up posted during the last tag (request_stop() in a reaction)
-    // may still be queued: it must not outlive the environment there.
+    {
+        // Under the critical section in which request_stop() and physical
+        // actions check ended() and post wake_node_: from here on nothing
+        // posts it, so the withdraw below is final.
+        port::critical_section cs;
+        mark_ended();
+    }
+    // A wake-up posted before (request_stop() in the last tag, a physical
+    // action) may still be queued: it must not outlive the environment there.
     withdraw_wake();
-    if (on_finish_) on_finish_(*this);  // marks ended() and stops workers
+    if (on_finish_) on_finish_(*this);  // stops the workers
     ex_->task_finished();  // run() returns once nothing else is live
 }
 
@@ -236,12 +243,18 @@ inline status basic_environment::start(executor& ex) noexcept {
         for (detail::element* e = first_element_; e; e = e->next_global_)
             if (e->start_ && detail::mode_active(e->mode_)) e->start_(e);
         started_ = true;
+        // release: publishes ex_ and start_ns_ to threads and interrupts
+        // that schedule physical actions or request a stop (started_on()).
+        // A read-modify-write: a stop requested before keeps its flag.
+        flags_.fetch_and(std::uint8_t(~not_started_flag), std::memory_order_release);
         // Counted as a live task, so that ex.run() returns only once the
         // program has finished; the first tag runs when ex.run() fires the
         // alarm (its deadline is still the constructor's 0: already due).
         ex.task_started();
         alarm_.fire = [](weft::detail::timer_node* n) noexcept { static_cast<alarm*>(n)->env->resume(); };
         ex.arm(alarm_);
+    } else if (detail::workers_supported && workers_ && !started_) {
+        release_workers();  // the program will not run: worker::run() returns
     }
     return s;
 }
@@ -250,9 +263,13 @@ inline status basic_environment::run(executor& ex) noexcept {
     status s = start(ex);
     if (!s) return s;
     (void)ex.run();
-    if (!finished_)
+    if (!finished_) {
+        // The workers must not wait for a program that env.run() gives up
+        // on (run on without them if ex.run() is called again).
+        if (detail::workers_supported && workers_) release_workers();
         return error{errc::invalid, "environment", cfg_.name, 0,
                      "executor stopped first (stalled: keepalive without event sources?)"};
+    }
     return failure_;
 }
 

@@ -5,7 +5,7 @@
 //   weft::reactors::worker helper{"helper"};
 //   env.add_worker(helper);
 //   std::thread t([&] { helper.run(); });   // returns when the program ends
-//   env.run(ex);  t.join();
+//   env.run(ex);  t.join();                  // (or env.run() fails: also then)
 //
 // A worker is added before start() and serves that one environment for
 // its lifetime (adding it later, or twice, stops the program naming it).
@@ -46,7 +46,9 @@ public:
 
     const char* name() const noexcept { return name_; }
 
-    /// Runs batches until the program ends. Call once, on the worker's own
+    /// Runs batches until the program ends, or until env.start() or
+    /// env.run() fails (assembly error, executor returned before the end):
+    /// it returns whenever env.run() does. Call once, on the worker's own
     /// thread, after env.add_worker(*this). Blocks; does not allocate.
     void run() noexcept {
         std::uint32_t seen = 0;
@@ -131,11 +133,14 @@ inline void basic_environment::add_worker(worker& w) noexcept {
     w.env_ = this;
     w.next_ = workers_;
     workers_ = &w;
-    // Also does what register_source's hook does, whichever came first.
-    on_finish_ = [](basic_environment& env) noexcept {
-        env.mark_ended();
-        for (worker* x = env.workers_; x; x = x->next_) x->stop();
-    };
+    on_finish_ = [](basic_environment& env) noexcept { env.release_workers(); };
+}
+
+// Also on the failure paths of start() and run() (the program never
+// started, or the executor returned first): worker::run() must return
+// whenever env.run() does, or the documented join() would hang.
+inline void basic_environment::release_workers() noexcept {
+    for (worker* x = workers_; x; x = x->next_) x->stop();
 }
 
 inline std::uint32_t basic_environment::work_batch(std::uint32_t generation) noexcept {

@@ -32,12 +32,16 @@ struct successor_visit {
     reaction_node* from = nullptr;
 };
 
-// `self`: the port the reaction writes itself, where it may also be a
-// reader (its own output). Anywhere further down, reaching the writer
-// again is a zero-delay loop back to it: a cycle, reported as one.
+// `self`: the port the reaction writes itself. It may also read it
+// (reads(out): it sees what it wrote, no ordering is involved), but not
+// be triggered by it: on(out) with writes(out) would have the reaction
+// trigger itself, which LF forbids (a reaction cannot be triggered by its
+// own reactor's output), so that link is an edge to itself, reported as
+// a cycle ("app.r -> app.r"). Anywhere further down, reaching the writer
+// again is a zero-delay loop back to it: a cycle too.
 inline void visit_port_readers(port_node& p, successor_visit& v, bool self) noexcept {
     for (link* l = p.readers_; l; l = l->next)
-        if (!self || l->owner != v.from) v.fn(v, *l->owner);
+        if (!self || l->owner != v.from || l->kind == role::trigger) v.fn(v, *l->owner);
     for (port_node* d = p.first_down_; d; d = d->next_down_)
         if (!d->on_set_) visit_port_readers(*d, v, false);  // `after` ends the zero-delay path
 }

@@ -119,6 +119,12 @@ inline void basic_environment::enter_history(detail::mode_node& m) noexcept {
         detail::event s = suspended_[i];
         if (!detail::mode_active(s.target->mode_)) { suspended_[w++] = s; continue; }
         tag at = s.at.time > 0 ? tag{later(now_.time, s.at.time), s.at.microstep} : delay_tag(now_, duration{0});
+        // Events of one element that come back at one tag (two scheduled
+        // for one tag while the mode was inactive, or suspended at
+        // different tags with the same delay left) pile up in microsteps,
+        // in the order they were suspended, as new ones do (apply_spacing):
+        // both fired in one tag, the first value was lost.
+        while (at.microstep != UINT32_MAX && has_event(*s.target, at)) ++at.microstep;
         (void)post(*s.target, at, s.slot);
     }
     suspended_count_ = w;

@@ -62,8 +62,16 @@ public:
     duration physical_time() const noexcept {
         return ex_ ? duration{std::int64_t(to_ns(ex_->now()) - start_ns_)} : duration{0};
     }
-    /// The executor the program runs on (nullptr before start()).
+    /// The executor the program runs on (nullptr before start()). The
+    /// executor's thread; from other threads and interrupts: started_on().
     executor* exec() const noexcept { return ex_; }
+    /// exec() from any thread or interrupt: nullptr until start() has
+    /// succeeded (and exec() is published).
+    executor* started_on() const noexcept {
+        // acquire: pairs with start()'s release, which publishes ex_ and
+        // start_ns_ to the foreign thread (a plain read of ex_ raced).
+        return flags_.load(std::memory_order_acquire) & not_started_flag ? nullptr : ex_;
+    }
     const environment_stats& stats() const noexcept {
         stats_.tags = stamp_ - 1;  // not counted per tag: the stamp is the count
         return stats_;
@@ -75,7 +83,10 @@ public:
     std::uint32_t reaction_count() const noexcept { return reaction_count_; }
 
     /// Stops at the next microstep: shutdown reactions run at (t, m + 1).
-    /// Interrupt-safe and callable from a foreign thread or a task.
+    /// Interrupt-safe and callable from a foreign thread or a task, also
+    /// before start() (the program then stops at its first tag) and once
+    /// the program has finished (nothing happens: the environment posts no
+    /// wake-up any more, so it may be destroyed).
     void request_stop() noexcept;
 
     /// Builds the dependency graph, rejects causality cycles (naming them),
@@ -87,9 +98,13 @@ public:
     /// Assembles the program and starts it on `ex` (call ex.run()): tags run
     /// in the executor's timer and wake-up callbacks, so the program needs
     /// no task frame; ex.run() counts it as one live task until it ends.
-    /// Does not allocate. Fails if assembly fails or if already started.
+    /// Does not allocate. Fails if assembly fails (its workers are then
+    /// released: worker::run() returns) or if already started. From here
+    /// on started_on() is `&ex` on every thread.
     [[nodiscard]] status start(executor& ex) noexcept;
-    /// start(ex), ex.run(), then the program's outcome.
+    /// start(ex), ex.run(), then the program's outcome; `invalid` if the
+    /// executor returned before the program ended (its workers are then
+    /// released; a later ex.run() goes on without them).
     [[nodiscard]] status run(executor& ex) noexcept;
     /// True once the program has stopped (shutdown done or failed).
     bool finished() const noexcept { return finished_; }
@@ -123,8 +138,6 @@ public:
         // Installed here so that programs without physical actions link
         // none of the draining (two atomic read-modify-writes).
         drain_ = [](basic_environment& env) noexcept { env.drain_physical(); };
-        // Only physical actions read ended(); add_worker's hook marks it too.
-        if (!on_finish_) on_finish_ = [](basic_environment& env) noexcept { env.mark_ended(); };
     }
     /// A mode entered for the first time: triggers its startup reactions
     /// (at its reset trigger's tag). Scheduler thread (mode.hpp).
@@ -208,7 +221,10 @@ public:
     /// A reaction asked its reactor to switch to `m` at the end of the tag.
     void request_mode(detail::reactor_node& r, detail::mode_node& m, bool history) noexcept;
     /// A physical source has data (interrupt-safe): wake the scheduler.
-    /// Precondition: the source is registered (register_source).
+    /// Preconditions: the source is registered (register_source), the
+    /// program has started (started_on()), and the caller holds the port's
+    /// critical_section, in which it found the program not ended()
+    /// (see request_stop()).
     void physical_pending() noexcept;
     /// Serialises shared structures while a level runs on several workers.
     struct guard {
@@ -268,10 +284,12 @@ private:
     void resume() noexcept;
     void finish() noexcept;
     void withdraw_wake() noexcept;
-    // For finish() (through on_finish_): ended() reads true from now on. A
-    // store, not an OR: no tag runs any more, so the other flags no longer
-    // matter. Relaxed: a schedule() that sees it only refuses; it reads
-    // nothing the scheduler wrote.
+    void release_workers() noexcept;  // worker.hpp
+    // For finish(), under the port's critical section: ended() reads true
+    // from now on. A store, not an OR: no tag runs any more, so the other
+    // flags no longer matter. Relaxed: the critical section orders it
+    // against the posts (request_stop(), physical_pending()); a schedule()
+    // that sees it only refuses, reading nothing the scheduler wrote.
     void mark_ended() noexcept { flags_.store(finished_flag, std::memory_order_relaxed); }
     // wait: until `due` (port::no_deadline: until a physical action).
     enum class step : std::uint8_t { wait, done };
@@ -333,8 +351,8 @@ private:
     void (*infer_deadlines_)(basic_environment&) noexcept;
     void (*drain_)(basic_environment&) noexcept;  // set by register_source
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept;
-    // Set by add_worker and register_source: programs with neither
-    // workers nor physical actions link none of the stopping and marking.
+    // Set by add_worker: programs without workers link none of the
+    // stopping.
     void (*on_finish_)(basic_environment&) noexcept;
     worker* workers_;
     std::uint32_t reactor_count_;
@@ -384,7 +402,10 @@ private:
     static constexpr std::uint8_t physical_flag = 1;  // physical actions have buffered events
     static constexpr std::uint8_t stop_flag = 2;      // request_stop() was called
     static constexpr std::uint8_t finished_flag = 4;  // finish() ran (read by ended())
-    std::atomic<std::uint8_t> flags_{0};
+    // Until start() has published ex_ (cleared there, before the first
+    // tag, so the per-tag check still finds a zero byte).
+    static constexpr std::uint8_t not_started_flag = 8;
+    std::atomic<std::uint8_t> flags_{not_started_flag};
     std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
     struct wake_node : irq_node {
         explicit wake_node(basic_environment* e) noexcept : irq_node(&on_wake), env(e) {}
@@ -491,13 +512,22 @@ inline void basic_environment::physical_pending() noexcept {
     // buffered entry. A read-modify-write, not a store: the byte also
     // carries the stop flag.
     flags_.fetch_or(physical_flag, std::memory_order_release);
-    if (ex_) ex_->post(wake_node_);
+    ex_->post(wake_node_);  // the caller found the program started and not ended
 }
 
 inline void basic_environment::request_stop() noexcept {
+    // The check and the post under the critical section in which finish()
+    // marks the end before it withdraws wake_node_: a post comes either
+    // before (and is withdrawn) or after (and sees the end), so the node
+    // is never left in the executor's queue after the program, where the
+    // executor would run it after the environment is gone.
+    port::critical_section cs;
     // release: pairs with the scheduler's acquire load in attend().
-    flags_.fetch_or(stop_flag, std::memory_order_release);
-    if (ex_) ex_->post(wake_node_);
+    // acquire: pairs with start()'s release of ex_ (not_started_flag).
+    const std::uint8_t f = flags_.fetch_or(stop_flag, std::memory_order_acq_rel);
+    // Before start(): the first tag sees the flag (start() clears its own
+    // flag with a read-modify-write, which keeps this one).
+    if (!(f & (not_started_flag | finished_flag))) ex_->post(wake_node_);
 }
 
 namespace detail {
