@@ -308,3 +308,46 @@ TEST(split_phase, a_second_awaiter_is_refused_and_the_first_keeps_its_wait) {
     EXPECT_EQ(first, 5);
     EXPECT_FALSE(op.ready());
 }
+
+// The same between the completion and the first task's resumption (its
+// wake-up is queued): the value is that task's, so the second await is
+// refused too. It took the value before, the queued wake-up then went to
+// the next task to await, and the first waiter was lost for good: its
+// bound and its cancel found nothing armed, and run() never ended.
+TEST(split_phase, an_await_while_the_value_is_on_its_way_to_the_waiter_is_refused) {
+    executor ex{test::virtual_clock()};
+    split_phase<int> op{"adc"};
+    std::string log;
+    auto text = [](const result<int>& r) { return r ? std::to_string(*r) : std::string(r.err().message().c_str()); };
+    auto a = [&]() -> task<> {
+        auto r = co_await with_timeout(op.wait(), 10ms);
+        log += "A:" + text(r) + ";";
+    };
+    auto b = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        EXPECT_TRUE(bool(op.complete(5)));  // A waits: the value is A's
+        EXPECT_FALSE(op.ready());
+        EXPECT_EQ(op.complete(6).code(), errc::busy);  // not consumed yet
+        auto r = co_await op;
+        log += "B:" + text(r) + ";";
+    };
+    auto c = [&]() -> task<> {
+        co_await sleep_for(2ms);
+        auto r = co_await with_timeout(op.wait(), 3ms);  // after A: nobody completes
+        log += "C:" + text(r) + ";";
+    };
+    auto ha = ex.spawn(a());
+    auto hb = ex.spawn(b());
+    auto hc = ex.spawn(c());
+    ASSERT_TRUE(ha && hb && hc);
+    auto watchdog = [&]() -> task<> {  // fails fast instead of hanging
+        co_await sleep_for(50ms);
+        ha->cancel();
+        hc->cancel();
+    };
+    auto hw = ex.spawn(watchdog());
+    ASSERT_TRUE(hw);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(log, "B:split_phase 'adc': awaited by a second task while one waits (limit 1);A:5;"
+                   "C:split_phase 'adc': timeout;");
+}

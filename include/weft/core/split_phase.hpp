@@ -14,7 +14,7 @@
 // a completion is one compare-and-swap, one store and (if a task waits) one
 // push onto the interrupt queue, or one notify() if it waits in place.
 //
-//   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> done
+//   idle ──(1) co_await──> armed ──(2) complete()──> filling_armed ──(2b) value──> delivering
 //    │ │                                           ^  ^
 //    │ │                                           │  └─(8b) filling_blocked, gave up waiting in place
 //    │ │                                           └─(3c) co_await while filling
@@ -26,11 +26,16 @@
 //                                        │                           └──(7b) value, notify──> done
 //                                        └──(8) other work first──> armed
 //
-//   done ──(4) resume──> idle
+//   done ──(4) resume──> idle <──(4) the waiter resumes── delivering
 //
-//   (2b) and (3c) post the wake-up to the executor; in (3b) the await finds
-//   the value ready. (5) applies to `armed` only: a completion that has
-//   already claimed the state wins and is delivered.
+//   (2b) and (3c) post the wake-up to the executor and leave the state
+//   `delivering`: the value is the waiting task's, and another task that
+//   awaits before that one has resumed is refused with `busy` instead of
+//   taking it (the wake-up would then go to whoever waited next, and the
+//   first task would never resume). In (3b) the await finds the value
+//   ready (`done`): the next task to await takes it. (5) applies to
+//   `armed` only: a completion that has already claimed the state wins
+//   and is delivered.
 //   (6): when nothing else could run before the completion anyway (no task
 //   ready, no interrupt node queued, no timer due: executor::idle_now()),
 //   the awaiting task does not suspend: it sleeps in the port itself
@@ -67,7 +72,7 @@ class split_phase : detail::wait_node, irq_node {
     using word = std::uint32_t;
     // Each waiting state's `filling_` twin is 4 above it, and blocked is
     // one above armed: the transitions are additions.
-    enum state : word { idle, armed, blocked, done, filling, filling_armed, filling_blocked };
+    enum state : word { idle, armed, blocked, done, filling, filling_armed, filling_blocked, delivering };
 
 public:
     explicit split_phase(const char* name = "split_phase") noexcept
@@ -87,8 +92,7 @@ public:
         word s = state_.load(std::memory_order_relaxed);
         word claim;
         do {
-            if (s == done) return refused("completed twice before being awaited");
-            if (s > blocked) return refused("completed concurrently");
+            if (s > blocked) return refused(s);
             claim = word(s + (filling - idle));  // (3), (2), (7)
             // acquire: when armed or blocked, see the waiter's ex_
             // (published by its release CAS) before using ex_.
@@ -109,7 +113,7 @@ public:
         // (3c), (8b): the failed CAS in finish() acquired the task's ex_.
         // release: the executor resumes the task after draining our node
         // and the task reads value_ then.
-        state_.store(done, std::memory_order_release);  // (2b)
+        state_.store(delivering, std::memory_order_release);  // (2b)
         ex_->post_unique(*this);
         return {};
     }
@@ -135,7 +139,8 @@ public:
     wait_operation wait() noexcept { return {this}; }
     wait_operation operator co_await() noexcept { return {this}; }
 
-    /// True if a result is waiting to be consumed.
+    /// True if a result is waiting to be consumed by the next await (not
+    /// one already on its way to a waiting task).
     bool ready() const noexcept {  // (3)
         return state_.load(std::memory_order_acquire) == done;
     }
@@ -308,13 +313,16 @@ private:
                 // idle: nobody waits, or the task waits in place (6m) and
                 // this interrupt's entry ends its sleep.
                 if (s != idle) [[unlikely]] {
-                    if (s == armed) ex_->post_unique(*this);
-                    else ex_->notify();  // blocked: (6) with a timer armed
+                    if (s == armed) {  // (2b): the value is the waiter's
+                        state_.store(delivering, std::memory_order_relaxed);
+                        ex_->post_unique(*this);
+                    } else {
+                        ex_->notify();  // blocked: (6) with a timer armed
+                    }
                 }
             }
         }
-        if (s == done) return refused("completed twice before being awaited");
-        if (s > blocked) return refused("completed concurrently");
+        if (s > blocked) return refused(s);
         return {};
     }
     // release: the awaiter's acquire of `done` sees value_. Fails if the
@@ -323,7 +331,9 @@ private:
         return state_.compare_exchange_strong(claim, done, std::memory_order_acq_rel, std::memory_order_acquire);
     }
     // Out of line: formatting an error is the rare path of an ISR.
-    [[gnu::noinline, gnu::cold]] status refused(const char* why) const noexcept {
+    [[gnu::noinline, gnu::cold]] status refused(word s) const noexcept {
+        const char* why = s == done || s == delivering ? "completed twice before being awaited"
+                                                       : "completed concurrently";
         return error{errc::busy, "split_phase", name_, 1, why};
     }
 
