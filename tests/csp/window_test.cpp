@@ -14,6 +14,11 @@
 using namespace weft;
 using namespace weft::csp;
 
+namespace {
+// A choose of nested windows outgrows the shared 1 KiB frames with GCC 12.
+frame_pool<4096, 8> window_frames{"window"};
+}  // namespace
+
 TEST(window, ready_partner_waits_for_the_window_to_open) {
     executor ex{test::virtual_clock()};
     channel<int, 1> ch{"w"};
@@ -337,4 +342,224 @@ TEST(window, past_2_62_ns_a_window_to_the_end_of_time_stays_open) {
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(got, 5);  // the partner, inside the window
     EXPECT_EQ(when, far);
+}
+
+// Third review (h62, 2026-11-26): when a window opens, its poll closes the
+// windows nested in it whose end has passed. If they held the sync's last
+// live leaves the sync ends then with timeout, not at the outer window's
+// end (docs: "if every branch of a sync has closed, the sync ends with
+// errc::timeout").
+TEST(window, a_sync_ends_when_an_opening_window_closes_its_last_live_leaves) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"}, d{"d"};
+    errc code = errc::ok;
+    std::int64_t when = -1;
+    auto t = [&]() -> task<> {
+        // Branch 1 may commit only in [5, 50) and [0, 3): never; it closes
+        // when its outer window opens at 5. Branch 2 closes at 4.
+        auto r = co_await choose(within(within(recv(c), 0ms, 3ms), 5ms, 50ms), within(recv(d), 0ms, 4ms));
+        code = r.code();
+        when = test::ms(ex);
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(code, errc::timeout);
+    EXPECT_EQ(when, 5);
+}
+
+TEST(window, a_single_nested_window_over_when_the_outer_opens_ends_the_sync) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    errc code = errc::ok;
+    std::int64_t when = -1;
+    auto t = [&]() -> task<> {
+        const time_point t0{};
+        auto r = co_await window(window(recv(c), t0, t0 + 3ms), t0 + 5ms, t0 + 20ms);
+        code = r.code();
+        when = test::ms(ex);
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(code, errc::timeout);
+    EXPECT_EQ(when, 5);
+    EXPECT_EQ(c.try_send(1).code(), errc::full);  // no offer left behind
+}
+
+// The same opening with another branch still live: the sync goes on
+// waiting, and that branch commits.
+TEST(window, an_opening_window_closing_its_nested_one_leaves_other_branches_live) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"}, d{"d"};
+    int got = -100;
+    std::int64_t when = -1;
+    auto rx = [&]() -> task<> {
+        auto r = co_await choose(within(within(recv(c), 0ms, 3ms), 5ms, 50ms), recv(d));
+        got = r ? *r : -int(r.code());
+        when = test::ms(ex);
+    };
+    auto tx = [&]() -> task<> {
+        co_await weft::sleep_for(30ms);
+        (void)co_await send(d, 42);
+    };
+    auto h = ex.spawn(rx());
+    auto g = ex.spawn(tx());
+    ASSERT_TRUE(h && g);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 42);
+    EXPECT_EQ(when, 30);
+}
+
+// Third review (h62): a plain on_cancel() was lost when the same sync also
+// had one inside a window (the window cleared or overwrote the one
+// cancellation leaf the sync kept). Each on_cancel() now counts on its own:
+// a plain one always, a windowed one inside its window; when both may
+// commit, the choose's policy picks (here choose_ordered: argument order).
+TEST(window, a_plain_on_cancel_commits_whatever_a_windowed_one_does) {
+    struct expectation {
+        int cancel_at;        // ms; -1: before the sync starts
+        int plain_first;      // committed branch, plain on_cancel() first
+        int windowed_first;   // committed branch, windowed one first
+    };
+    // Window [10, 20): before it, inside (both may commit), after it.
+    for (const expectation& e :
+         {expectation{-1, 1, 1}, expectation{5, 1, 1}, expectation{15, 1, 2}, expectation{25, 1, 1}}) {
+        const int cancel_at = e.cancel_at;  // (Clang 14 cannot capture a structured binding)
+        for (bool windowed_first_order : {false, true}) {
+            executor ex{test::virtual_clock()};
+            channel<int> c{"c"};
+            int got = -100;
+            auto t = [&]() -> task<> {
+                auto plain = wrap(on_cancel(), [] { return 1; });
+                auto windowed = wrap(within(on_cancel(), 10ms, 20ms), [] { return 2; });
+                // if/else, not ?: (GCC 12 runs both arms' awaits, docs/csp.md)
+                if (windowed_first_order) {
+                    auto r = co_await choose_ordered(std::move(windowed), std::move(plain), recv(c));
+                    got = r ? *r : -int(r.code());
+                } else {
+                    auto r = co_await choose_ordered(std::move(plain), std::move(windowed), recv(c));
+                    got = r ? *r : -int(r.code());
+                }
+            };
+            auto h = ex.spawn(t());
+            ASSERT_TRUE(h);
+            if (cancel_at < 0) h->cancel();
+            auto canceller = [&]() -> task<> {
+                if (cancel_at < 0) co_return;
+                co_await weft::sleep_for(std::chrono::milliseconds(cancel_at));
+                h->cancel();
+            };
+            auto k = ex.spawn(canceller());
+            ASSERT_TRUE(k);
+            EXPECT_EQ(ex.run(), run_outcome::completed);
+            EXPECT_EQ(got, windowed_first_order ? e.windowed_first : e.plain_first)
+                << "cancel at " << cancel_at << " ms, windowed first " << windowed_first_order;
+        }
+    }
+}
+
+// The reviewer's two cases with a fair choose: only the plain on_cancel()
+// may commit, so it does, whatever the start index.
+TEST(window, a_plain_on_cancel_beside_a_windowed_one_commits_in_a_choose) {
+    for (int cancel_at : {5, 25}) {  // before the window [10, 20), after it
+        executor ex{test::virtual_clock()};
+        channel<int> c{"c"};
+        int got = -100, other = -100;
+        auto t = [&]() -> task<> {
+            auto r = co_await choose(wrap(on_cancel(), [] { return 1; }),
+                                     wrap(within(on_cancel(), 10ms, 20ms), [] { return 2; }), recv(c));
+            got = r ? *r : -int(r.code());
+        };
+        auto u = [&]() -> task<> {  // the arguments swapped
+            auto r = co_await choose(wrap(within(on_cancel(), 10ms, 20ms), [] { return 2; }),
+                                     wrap(on_cancel(), [] { return 1; }), recv(c));
+            other = r ? *r : -int(r.code());
+        };
+        auto h = ex.spawn(t());
+        auto g = ex.spawn(u());
+        ASSERT_TRUE(h && g);
+        auto canceller = [&]() -> task<> {
+            co_await weft::sleep_for(std::chrono::milliseconds(cancel_at));
+            h->cancel();
+            g->cancel();
+        };
+        auto k = ex.spawn(canceller());
+        ASSERT_TRUE(k);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(got, 1) << cancel_at;
+        EXPECT_EQ(other, 1) << cancel_at;
+    }
+}
+
+// Nested windows: an on_cancel() counts only inside both, [5, 10) here.
+TEST(window, on_cancel_in_nested_windows_counts_only_inside_both) {
+    for (int cancel_at : {3, 7, 12}) {
+        executor ex{test::virtual_clock()};
+        channel<int> c{"c"};
+        int got = -100;
+        auto t = [&]() -> task<> {
+            auto r = co_await choose(wrap(within(within(on_cancel(), 0ms, 10ms), 5ms, 20ms), [] { return 2; }),
+                                     recv(c));
+            got = r ? *r : -int(r.code());
+        };
+        auto h = ex.spawn(t());
+        ASSERT_TRUE(h);
+        auto canceller = [&]() -> task<> {
+            co_await weft::sleep_for(std::chrono::milliseconds(cancel_at));
+            h->cancel();
+        };
+        auto k = ex.spawn(canceller());
+        ASSERT_TRUE(k);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+        EXPECT_EQ(got, cancel_at == 7 ? 2 : -int(errc::cancelled)) << cancel_at;
+    }
+}
+
+// On the real clock a window's timers may run late. Whether an on_cancel()
+// inside it counts is decided by the clock at the cancellation, so a
+// cancellation after the window's end does not commit it even though the
+// closing timer has not run (this was the race docs/csp.md left open) ...
+TEST(window, on_cancel_after_the_window_end_does_not_commit_before_its_timer_runs) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    int got = -100;
+    auto t = [&]() -> task<> {
+        auto r = co_await choose(wrap(within(on_cancel(), 0ms, 2ms), [] { return -1; }), recv(c));
+        got = r ? *r : -int(r.code());
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    auto late = [&]() -> task<> {
+        co_await weft::sleep_for(1ms);
+        ex.advance(5ms);  // now 6 ms; the window's end (2 ms) has not been processed
+        h->cancel();
+    };
+    auto k = ex.spawn(late());
+    ASSERT_TRUE(k);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, -int(errc::cancelled));
+}
+
+// ... and a cancellation inside the window commits it even if the opening
+// timer has not run yet.
+TEST(window, on_cancel_inside_the_window_commits_before_its_opening_timer_runs) {
+    executor ex{test::virtual_clock()};
+    channel<int> c{"c"};
+    int got = -100;
+    auto t = [&]() -> task<> {
+        auto r = co_await choose(wrap(within(on_cancel(), 2ms, 10ms), [] { return -1; }), recv(c));
+        got = r ? *r : -int(r.code());
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    auto late = [&]() -> task<> {
+        co_await weft::sleep_for(1ms);
+        ex.advance(2ms);  // now 3 ms; the opening (2 ms) has not been processed
+        h->cancel();
+    };
+    auto k = ex.spawn(late());
+    ASSERT_TRUE(k);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, -1);
 }

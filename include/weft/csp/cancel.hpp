@@ -7,7 +7,11 @@
 //   auto r = co_await choose(wrap(recv(jobs), run), wrap(on_cancel(), [] { return stop; }));
 //
 // Cancellation is still sticky (core rule): the task's later syncs without
-// on_cancel() end with `cancelled`.
+// on_cancel() end with `cancelled`. The sync asks its event which leaf
+// commits (cancel_leaf_now, event.hpp) only when the task is cancelled:
+// one inside a window counts only inside it, and of several that count,
+// choose picks one as it picks among ready branches (choose_ordered: the
+// first in argument order).
 #include <weft/csp/event.hpp>
 
 namespace weft::csp {
@@ -21,7 +25,6 @@ struct cancel_event : event_base<cancel_event> {
 
         void bind(sync_state& s, leaf_index base) noexcept {
             leaf_ = base;
-            s.cancel_leaf = base;
             ++s.live;
         }
         void limit(std::uint64_t) noexcept {}
@@ -33,6 +36,8 @@ struct cancel_event : event_base<cancel_event> {
         void enqueue(sync_state&) noexcept {}  // the root's abort hook commits it
         void withdraw() noexcept {}
         static leaf_index live_leaves() noexcept { return 1; }
+        static constexpr bool may_cancel = true;
+        leaf_index cancel_leaf_now(const sync_state&) const noexcept { return leaf_; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == leaf_) return {};
             return error{s.status, "event", "on_cancel", 0, nullptr};

@@ -13,6 +13,7 @@
 // partners, each channel serves its waiting offers in FIFO order.
 #include <weft/csp/event.hpp>
 
+#include <array>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -66,6 +67,29 @@ public:
         leaf_index live_leaves() const noexcept {
             return std::apply([](const auto&... op) { return leaf_index((op.live_leaves() + ...)); }, ops_);
         }
+        // The on_cancel() leaf that commits if the task is cancelled now.
+        // Several branches may have one: like ready branches in a poll,
+        // choose_ordered takes the first and choose one from the Weyl
+        // sequence; every answer is known here, so the pick is among those
+        // branches only and each gets an equal share. A choose without
+        // on_cancel() answers no_leaf at compile time: left to the
+        // optimiser, GCC 12 -Os kept this function and, seeing a second
+        // caller of choose_start, called it out of line from every poll.
+        static constexpr bool may_cancel = (Es::operation::may_cancel || ...);
+        leaf_index cancel_leaf_now(const sync_state& s) const noexcept {
+            if constexpr (may_cancel) {
+                const auto each = cancel_leaves(s, std::index_sequence_for<Es...>{});
+                unsigned found = 0;
+                for (leaf_index l : each) found += l != detail::no_leaf;
+                unsigned skip = Rotate && found > 1 ? detail::choose_start(found) : 0;
+                for (leaf_index l : each) {
+                    if (l == detail::no_leaf) continue;
+                    if (skip == 0) return l;
+                    --skip;
+                }
+            }
+            return detail::no_leaf;
+        }
         result<value_type> take(sync_state& s) noexcept {
             return take_at(s, std::index_sequence_for<Es...>{});
         }
@@ -81,6 +105,10 @@ public:
             bool hit = false;
             ((I == i ? (hit = std::get<I>(ops_).poll(s)) : false), ...);
             return hit;
+        }
+        template <std::size_t... I>
+        std::array<leaf_index, n> cancel_leaves(const sync_state& s, std::index_sequence<I...>) const noexcept {
+            return {std::get<I>(ops_).cancel_leaf_now(s)...};
         }
         template <std::size_t... I>
         result<value_type> take_at(sync_state& s, std::index_sequence<I...>) noexcept {

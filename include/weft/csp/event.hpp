@@ -19,6 +19,11 @@
 //   void enqueue(sync_state&);               // (3) leave offers / arm timers
 //   void withdraw() noexcept;                // (4) remove every offer
 //   leaf_index live_leaves() const;          //     leaves not in a closed window
+//   static constexpr bool may_cancel;        //     contains an on_cancel()
+//   leaf_index cancel_leaf_now(const sync_state&) const;
+//                                            //     the on_cancel() leaf that commits
+//                                            //     if the task is cancelled now,
+//                                            //     or no_leaf (asked only then)
 //   result<value_type> take(sync_state&);    // the outcome after sync
 //
 // A sync commits exactly one leaf; all other offers are withdrawn at once.
@@ -71,7 +76,8 @@ public:
         ctl = &h.promise().control();
         op_.bind(*this, 0);  // (1)
         if (ctl->cancel_requested()) {
-            if (cancel_leaf != detail::no_leaf) mark(cancel_leaf);
+            const leaf_index leaf = cancel_leaf_now();
+            if (leaf != detail::no_leaf) mark(leaf);
             else status = errc::cancelled;
             return false;
         }
@@ -93,13 +99,19 @@ private:
         self->ctl->wake();
     }
     // Cancellation, with_timeout, when_any: withdraw and wake with the
-    // reason, or commit the on_cancel() branch if there is one.
+    // reason, or commit an on_cancel() leaf that may commit now (asked only
+    // here and at the start, so a sync that is not cancelled pays nothing).
     static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<sync_operation*>(static_cast<sync_state*>(w));
-        if (why == errc::cancelled && self->cancel_leaf != detail::no_leaf) self->mark(self->cancel_leaf);
+        const leaf_index leaf = why == errc::cancelled ? self->cancel_leaf_now() : detail::no_leaf;
+        if (leaf != detail::no_leaf) self->mark(leaf);
         else self->status = why;
         self->op_.withdraw();
         self->ctl->wake();
+    }
+    leaf_index cancel_leaf_now() const noexcept {
+        if constexpr (op_type::may_cancel) return op_.cancel_leaf_now(*this);
+        else return detail::no_leaf;
     }
 
     op_type op_;

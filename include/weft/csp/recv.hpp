@@ -53,6 +53,8 @@ public:
         void enqueue(sync_state&) noexcept { ch_->wait_recv(offer_); }
         void withdraw() noexcept { offer_.withdraw(); }
         static leaf_index live_leaves() noexcept { return 1; }
+        static constexpr bool may_cancel = false;
+        static leaf_index cancel_leaf_now(const sync_state&) noexcept { return detail::no_leaf; }
         result<T> take(const sync_state& s) noexcept {
             if (s.winner == offer_.leaf && s.status == errc::ok) {
                 taken_ = true;

@@ -54,6 +54,8 @@ public:
         void enqueue(sync_state&) noexcept { ch_->wait_send(offer_); }
         void withdraw() noexcept { offer_.withdraw(); }
         static leaf_index live_leaves() noexcept { return 1; }
+        static constexpr bool may_cancel = false;
+        static leaf_index cancel_leaf_now(const sync_state&) noexcept { return detail::no_leaf; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == offer_.leaf && s.status == errc::ok) return {};
             return ch_->make_error(s.status);

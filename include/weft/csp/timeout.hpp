@@ -52,6 +52,8 @@ public:
             if (armed) s_->ctl->exec().disarm(*this);
         }
         static leaf_index live_leaves() noexcept { return 1; }
+        static constexpr bool may_cancel = false;
+        static leaf_index cancel_leaf_now(const sync_state&) noexcept { return detail::no_leaf; }
         status take(const sync_state& s) const noexcept {
             if (s.winner == leaf_) return {};
             return error{s.status, "event", "timeout", 0, nullptr};

@@ -15,8 +15,9 @@
 // run yet, and a window whose opening timer runs late (at or after
 // `latest`, or an empty window) closes without polling, so no commit is
 // ever observed outside the window. An on_cancel() inside a window counts
-// only while the window is open: a cancellation before or after ends the
-// sync with errc::cancelled, as if it had no on_cancel() branch.
+// only for a cancellation at a time inside the window (the clock is read
+// when it comes): before or after, the sync ends with errc::cancelled, as
+// if it had no on_cancel() branch (or another on_cancel() of it commits).
 //
 // State machine (numbers cited in the code):
 //
@@ -55,7 +56,6 @@ public:
 
         void bind(sync_state& s, leaf_index base) noexcept {
             s_ = &s;
-            base_ = base;
             time_point now = s.now();
             if (relative_) {
                 // Saturated: past the end of time a window never opens.
@@ -64,12 +64,6 @@ public:
             }
             inner_.bind(s, base);
             inner_.limit(to_ns(latest_));
-            // An on_cancel() of this window is withheld until it opens,
-            // and never offered if the window is over (or empty) already.
-            if (mine(s.cancel_leaf)) {
-                if (now < earliest_ && now < latest_) withheld_cancel_ = s.cancel_leaf;
-                if (now < earliest_ || now >= latest_) s.cancel_leaf = detail::no_leaf;
-            }
         }
         void limit(std::uint64_t t) noexcept {
             if (t < to_ns(latest_)) latest_ = from_ns(t);
@@ -98,27 +92,25 @@ public:
             inner_.withdraw();
         }
         leaf_index live_leaves() const noexcept { return state_ == state::closed ? 0 : inner_.live_leaves(); }
+        static constexpr bool may_cancel = E::operation::may_cancel;
+        // An on_cancel() inside counts only at a time inside the window,
+        // read from the clock when the cancellation comes (not from the
+        // state, whose timers may not have run yet on the real clock).
+        leaf_index cancel_leaf_now(const sync_state& s) const noexcept {
+            const time_point now = s.now();
+            if (state_ == state::closed || now < earliest_ || now >= latest_) return detail::no_leaf;
+            return inner_.cancel_leaf_now(s);
+        }
         result<value_type> take(sync_state& s) noexcept { return inner_.take(s); }
 
     private:
-        bool mine(leaf_index leaf) const noexcept {
-            return leaf != detail::no_leaf && leaf >= base_ && leaf < base_ + leaves;
-        }
-        void open() noexcept {
-            state_ = state::open;
-            if (withheld_cancel_ != detail::no_leaf) {
-                s_->cancel_leaf = withheld_cancel_;
-                withheld_cancel_ = detail::no_leaf;
-            }
-        }
+        void open() noexcept { state_ = state::open; }
         // Only the leaves still live count: a window nested in this one
         // may have closed already and taken its own off.
         void close_window() noexcept {
             if (state_ == state::closed) return;
             s_->live = leaf_index(s_->live - inner_.live_leaves());
             state_ = state::closed;
-            if (mine(s_->cancel_leaf)) s_->cancel_leaf = detail::no_leaf;
-            withheld_cancel_ = detail::no_leaf;
         }
         static void on_fire(weft::detail::timer_node* n) noexcept {
             auto* self = static_cast<operation*>(n);
@@ -131,6 +123,10 @@ public:
                 }
                 self->open();
                 if (self->inner_.poll(s)) { s.complete(&s); return; }
+                // The poll closes the windows nested in this one whose end
+                // has passed: if they held the sync's last live leaves,
+                // the sync is over now, not at this window's end.
+                if (s.live == 0) { s.fail(errc::timeout); return; }
                 self->inner_.enqueue(s);
                 self->deadline_ns = to_ns(self->latest_);
                 s.ctl->exec().arm(*self);
@@ -146,8 +142,6 @@ public:
         duration after_, before_;
         time_point earliest_, latest_;
         sync_state* s_ = nullptr;
-        leaf_index base_ = 0;
-        leaf_index withheld_cancel_ = detail::no_leaf;
         state state_ = state::waiting;
     };
 

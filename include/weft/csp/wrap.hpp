@@ -40,6 +40,8 @@ public:
         void enqueue(sync_state& s) noexcept { inner_.enqueue(s); }
         void withdraw() noexcept { inner_.withdraw(); }
         leaf_index live_leaves() const noexcept { return inner_.live_leaves(); }
+        static constexpr bool may_cancel = E::operation::may_cancel;
+        leaf_index cancel_leaf_now(const sync_state& s) const noexcept { return inner_.cancel_leaf_now(s); }
         result<value_type> take(sync_state& s) noexcept {
             auto r = inner_.take(s);
             if (!r) return r.err();

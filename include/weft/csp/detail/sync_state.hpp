@@ -34,7 +34,7 @@ inline constexpr std::uint64_t no_time = ~std::uint64_t{0};
 /// connection) derives from it.
 struct sync_state : weft::detail::wait_node {
     sync_state() noexcept
-        : complete(nullptr), ctl(nullptr), winner(no_leaf), cancel_leaf(no_leaf), live(0), status(errc::ok) {}
+        : complete(nullptr), ctl(nullptr), winner(no_leaf), live(0), status(errc::ok) {}
     /// For a direct send or receive (direct_wait): only what a commit or an
     /// abort reads is set; `winner` and `status` are written before either
     /// is read (mark, on_abort), and the choice fields are never read.
@@ -47,7 +47,6 @@ struct sync_state : weft::detail::wait_node {
     void (*complete)(sync_state* self) noexcept;
     task_control* ctl;    ///< waiting task; nullptr for connections
     leaf_index winner;    ///< committed leaf
-    leaf_index cancel_leaf;
     leaf_index live;      ///< leaves that may still commit (windows)
     errc status;          ///< outcome of the committed leaf / of the sync
 
