@@ -26,12 +26,12 @@ TEST(timer_heap, random_push_pop_erase_matches_a_sorted_model) {
         const std::size_t i = rng() % nodes.size();
         timer_node& n = nodes[i];
         const unsigned op = rng() % 3;
-        if (op == 0 && !n.armed) {
+        if (op == 0 && !n.armed()) {
             n.deadline_ns = rng() % 16;  // many equal deadlines
             heap.push(n);
             order[i] = next_order++;
             model.emplace(n.deadline_ns, order[i]);
-        } else if (op == 1 && n.armed) {
+        } else if (op == 1 && n.armed()) {
             heap.erase(n);
             ASSERT_EQ(model.erase({n.deadline_ns, order[i]}), 1u);
         } else if (op == 2 && !heap.empty()) {
@@ -45,5 +45,28 @@ TEST(timer_heap, random_push_pop_erase_matches_a_sorted_model) {
         if (!model.empty()) {
             ASSERT_EQ(heap.next_deadline(), model.begin()->first);
         }
+    }
+}
+
+// Equal deadlines fire in arming order however many timers were armed in
+// between: with a 32-bit sequence compared modulo 2^32, a timer that
+// stayed armed across 2^31 others (a watchdog, a far sleep_until) fired
+// after a later one with the same deadline.
+TEST(timer_heap, equal_deadlines_keep_arming_order_across_2_31_and_2_32_arms) {
+    for (std::uint64_t between : {std::uint64_t(1) << 31, std::uint64_t(1) << 32, (std::uint64_t(1) << 32) + 5}) {
+        timer_heap heap;
+        heap.skip_sequence((std::uint64_t(1) << 32) - 3);  // also across the 32-bit wrap
+        timer_node first, second, earlier;
+        first.deadline_ns = second.deadline_ns = 1000;
+        earlier.deadline_ns = 5;
+        heap.push(first);
+        heap.skip_sequence(between);
+        heap.push(second);
+        heap.push(earlier);
+        EXPECT_EQ(heap.pop(), &earlier);
+        EXPECT_EQ(heap.pop(), &first) << between;
+        EXPECT_EQ(heap.pop(), &second) << between;
+        EXPECT_TRUE(heap.empty());
+        EXPECT_FALSE(first.armed());
     }
 }

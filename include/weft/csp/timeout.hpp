@@ -49,7 +49,7 @@ public:
             s.ctl->exec().arm(*this);
         }
         void withdraw() noexcept {
-            if (armed) s_->ctl->exec().disarm(*this);
+            if (armed()) s_->ctl->exec().disarm(*this);
         }
         static leaf_index live_leaves() noexcept { return 1; }
         static constexpr bool may_cancel = false;

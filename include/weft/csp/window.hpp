@@ -88,7 +88,7 @@ public:
             s.ctl->exec().arm(*this);
         }
         void withdraw() noexcept {
-            if (armed) s_->ctl->exec().disarm(*this);
+            if (armed()) s_->ctl->exec().disarm(*this);
             inner_.withdraw();
         }
         leaf_index live_leaves() const noexcept { return state_ == state::closed ? 0 : inner_.live_leaves(); }

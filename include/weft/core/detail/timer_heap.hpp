@@ -14,10 +14,14 @@ struct timer_node {
     timer_node* child = nullptr;
     timer_node* sibling = nullptr;
     timer_node* prev = nullptr;  // parent if leftmost child, else left sibling
-    bool armed = false;
-    // Insertion sequence: equal deadlines fire in the order they were armed,
-    // which keeps runs deterministic.
-    std::uint32_t seq = 0;
+    // The arming sequence, shifted left one, with bit 0 set while armed:
+    // equal deadlines fire in the order they were armed, which keeps runs
+    // deterministic. 64 bits, because a 32-bit sequence compared modulo
+    // 2^32 put a timer armed 2^31 arms ago (a watchdog, a far sleep_until)
+    // behind a later one: hours at 100 000 sleeps a second. Packed with
+    // the flag, the node is no larger than with a bool and 32 bits.
+    std::uint64_t order = 0;
+    bool armed() const noexcept { return (order & 1) != 0; }
 };
 
 class timer_heap {
@@ -28,10 +32,12 @@ public:
         return root_ ? root_->deadline_ns : ~std::uint64_t{0};
     }
 
+    /// Tests: arm as if `n` timers had been armed and fired meanwhile.
+    void skip_sequence(std::uint64_t n) noexcept { seq_ += n; }
+
     void push(timer_node& n) noexcept {
         n.child = n.sibling = n.prev = nullptr;
-        n.armed = true;
-        n.seq = seq_++;
+        n.order = (seq_++ << 1) | 1;
         root_ = root_ ? meld(root_, &n) : &n;
         root_->prev = nullptr;
     }
@@ -41,14 +47,14 @@ public:
         if (!r) return nullptr;
         root_ = merge_pairs(r->child);
         if (root_) root_->prev = nullptr;
-        r->armed = false;
+        r->order = 0;
         r->child = r->sibling = r->prev = nullptr;
         return r;
     }
 
     /// Removes n if armed; a no-op otherwise (so abort paths can call it blindly).
     void erase(timer_node& n) noexcept {
-        if (!n.armed) return;
+        if (!n.armed()) return;
         if (&n == root_) { pop(); return; }
         // Detach n's subtree from its parent or left sibling.
         if (n.prev->child == &n) n.prev->child = n.sibling;
@@ -57,14 +63,14 @@ public:
         n.sibling = n.prev = nullptr;
         timer_node* sub = merge_pairs(n.child);
         n.child = nullptr;
-        n.armed = false;
+        n.order = 0;
         if (sub) { sub->prev = nullptr; root_ = meld(root_, sub); root_->prev = nullptr; }
     }
 
 private:
     static bool before(const timer_node* a, const timer_node* b) noexcept {
         if (a->deadline_ns != b->deadline_ns) return a->deadline_ns < b->deadline_ns;
-        return std::int32_t(a->seq - b->seq) < 0;
+        return a->order < b->order;  // both armed: the sequence decides
     }
     // Makes the later root the leftmost child of the earlier one.
     static timer_node* meld(timer_node* a, timer_node* b) noexcept {
@@ -104,7 +110,7 @@ private:
     }
 
     timer_node* root_ = nullptr;
-    std::uint32_t seq_ = 0;
+    std::uint64_t seq_ = 0;
 };
 
 }  // namespace weft::detail
