@@ -45,6 +45,21 @@ TEST(bad_input, a_priority_above_the_maximum_frees_the_frame_and_changes_nothing
     EXPECT_TRUE(good->done());
 }
 
+// A priority computed at run time that does not fit the priority byte is
+// refused, not narrowed: 257 became priority 1 and -1 became 255.
+TEST(bad_input, a_priority_beyond_the_priority_byte_is_refused_not_narrowed) {
+    executor ex{test::virtual_clock("ctl")};
+    const std::string refused =
+        "executor 'ctl': priority above max_priority (limit " + std::to_string(max_priority) + ")";
+    volatile int wide[] = {257, 256 + int(max_priority), -1, 1 << 20};
+    for (int p : wide) {
+        auto h = ex.spawn(job(1), p);
+        ASSERT_FALSE(h) << p;
+        EXPECT_TRUE(test::failed_with(h, errc::invalid, refused.c_str())) << p;
+    }
+    EXPECT_EQ(ex.live_tasks(), 0u);
+}
+
 // A second completion is refused and the first value is kept, not
 // overwritten; once it is consumed the operation takes completions again.
 TEST(bad_input, a_refused_second_completion_keeps_the_first_value) {
@@ -166,6 +181,19 @@ TEST(bad_input, unlocking_a_free_mutex_stops_the_program_naming_it) {
         m.unlock();
     };
     EXPECT_DEATH(unlock_free(), "mutex 'spi_bus': unlock\\(\\) of a mutex that is not locked");
+}
+
+// An external_end() without its external_begin() stops the program
+// naming the executor: the count wrapped, and a virtual-clock run() whose
+// tasks all wait then slept for ever instead of reporting `stalled`.
+TEST(bad_input, an_unbalanced_external_end_stops_the_program_naming_the_executor) {
+    auto unbalanced = [] {
+        executor ex{test::virtual_clock("sensors")};
+        ex.external_begin();
+        ex.external_end();
+        ex.external_end();
+    };
+    EXPECT_DEATH(unbalanced(), "executor 'sensors': external_end\\(\\) without a matching external_begin\\(\\)");
 }
 
 // use_frames scopes that end out of order stop the program; the message

@@ -30,6 +30,11 @@ struct lock_link {
 [[noreturn, gnu::noinline, gnu::cold]] inline void run_reentered(const char* name) noexcept {
     fatal_error(error{errc::busy, "executor", name, 0, "run() called while it is running (from one of its tasks?)"});
 }
+/// Stops the program: external_end() without a matching external_begin()
+/// (the count would wrap, and run() would never report `stalled`).
+[[noreturn, gnu::noinline, gnu::cold]] inline void unbalanced_external(const char* name) noexcept {
+    fatal_error(error{errc::invalid, "executor", name, 0, "external_end() without a matching external_begin()"});
+}
 }  // namespace detail
 
 /// Where the executor's notion of time comes from.
@@ -103,10 +108,13 @@ public:
     }
 
     /// Starts `t` as an independent task at priority `p`. Fails with the
-    /// frame pool's error if the task's frame could not be allocated.
-    /// Does not allocate. Defined in task.hpp.
+    /// frame pool's error if the task's frame could not be allocated, and
+    /// with `invalid` naming the executor if `p` is above max_priority.
+    /// `p` is taken wide (not as a `priority` byte), so that 257 or -1 is
+    /// refused instead of silently narrowed to 1 or 255.
+    /// Does not allocate. Defined in join_handle.hpp.
     template <class T>
-    result<join_handle<T>> spawn(task<T>&& t, priority p = 0) noexcept;
+    result<join_handle<T>> spawn(task<T>&& t, unsigned p = 0) noexcept;
 
     /// Runs tasks until all have finished or request_stop() is called.
     /// Not from one of its own tasks: a nested run() would resume tasks
@@ -324,7 +332,12 @@ public:
     /// Either from any thread; a thread that posts its work and then ends
     /// its count is seen in that order (see idle()).
     void external_begin() noexcept { external_.fetch_add(1, std::memory_order_relaxed); }
-    void external_end() noexcept { external_.fetch_sub(1, cross_thread_release); }
+    void external_end() noexcept {
+        const std::uint32_t before = external_.fetch_sub(1, cross_thread_release);
+        if constexpr (check_reentry) {  // hosts; boards in Debug builds
+            if (before == 0) [[unlikely]] detail::unbalanced_external(cfg_.name);
+        }
+    }
     /// The same count for waits armed and ended on the executor thread
     /// only (split_phase): a plain counter, no atomic read-modify-write.
     void armed_begin() noexcept { ++armed_; }

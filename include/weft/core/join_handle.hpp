@@ -145,14 +145,14 @@ private:
 };
 
 template <class T>
-result<join_handle<T>> executor::spawn(task<T>&& t, priority p) noexcept {
+result<join_handle<T>> executor::spawn(task<T>&& t, unsigned p) noexcept {
     if (!t) return t.err();
     if (p > max_priority)
         return error{errc::invalid, "executor", cfg_.name, max_priority, "priority above max_priority"};
     auto h = t.release();
     task_control& c = h.promise().own_;
     c.executor_ = this;
-    c.priority_ = c.base_priority_ = p;
+    c.priority_ = c.base_priority_ = priority(p);
     c.on_done_ = &detail::spawned_done;
     c.resume_point_ = h;
     task_started();
