@@ -13,15 +13,18 @@ struct timer_node {
     void (*fire)(timer_node* self) noexcept = nullptr;
     timer_node* child = nullptr;
     timer_node* sibling = nullptr;
-    timer_node* prev = nullptr;  // parent if leftmost child, else left sibling
-    // The arming sequence, shifted left one, with bit 0 set while armed:
-    // equal deadlines fire in the order they were armed, which keeps runs
-    // deterministic. 64 bits, because a 32-bit sequence compared modulo
-    // 2^32 put a timer armed 2^31 arms ago (a watchdog, a far sleep_until)
-    // behind a later one: hours at 100 000 sleeps a second. Packed with
-    // the flag, the node is no larger than with a bool and 32 bits.
-    std::uint64_t order = 0;
-    bool armed() const noexcept { return (order & 1) != 0; }
+    // The parent if leftmost child, else the left sibling; the root points
+    // to itself, so that a node is armed exactly when this is set (no flag
+    // of its own: see seq).
+    timer_node* prev = nullptr;
+    // Arming sequence: equal deadlines fire in the order they were armed,
+    // which keeps runs deterministic. 64 bits, because a 32-bit sequence
+    // compared modulo 2^32 put a timer armed 2^31 arms ago (a watchdog, a
+    // far sleep_until) behind a later one: hours at 100 000 sleeps a
+    // second. It takes the place of the old 32-bit sequence and armed
+    // flag, so the node is no larger.
+    std::uint64_t seq = 0;
+    bool armed() const noexcept { return prev != nullptr; }
 };
 
 class timer_heap {
@@ -31,23 +34,21 @@ public:
     std::uint64_t next_deadline() const noexcept {
         return root_ ? root_->deadline_ns : ~std::uint64_t{0};
     }
-
     /// Tests: arm as if `n` timers had been armed and fired meanwhile.
     void skip_sequence(std::uint64_t n) noexcept { seq_ += n; }
 
     void push(timer_node& n) noexcept {
-        n.child = n.sibling = n.prev = nullptr;
-        n.order = (seq_++ << 1) | 1;
+        n.child = n.sibling = nullptr;
+        n.seq = seq_++;
         root_ = root_ ? meld(root_, &n) : &n;
-        root_->prev = nullptr;
+        root_->prev = root_;
     }
 
     timer_node* pop() noexcept {
         timer_node* r = root_;
         if (!r) return nullptr;
         root_ = merge_pairs(r->child);
-        if (root_) root_->prev = nullptr;
-        r->order = 0;
+        if (root_) root_->prev = root_;
         r->child = r->sibling = r->prev = nullptr;
         return r;
     }
@@ -63,14 +64,13 @@ public:
         n.sibling = n.prev = nullptr;
         timer_node* sub = merge_pairs(n.child);
         n.child = nullptr;
-        n.order = 0;
-        if (sub) { sub->prev = nullptr; root_ = meld(root_, sub); root_->prev = nullptr; }
+        if (sub) { root_ = meld(root_, sub); root_->prev = root_; }
     }
 
 private:
     static bool before(const timer_node* a, const timer_node* b) noexcept {
         if (a->deadline_ns != b->deadline_ns) return a->deadline_ns < b->deadline_ns;
-        return a->order < b->order;  // both armed: the sequence decides
+        return a->seq < b->seq;
     }
     // Makes the later root the leftmost child of the earlier one.
     static timer_node* meld(timer_node* a, timer_node* b) noexcept {
