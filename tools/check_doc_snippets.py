@@ -28,12 +28,21 @@ A block that names a source is an excerpt even if marked a fragment. Only
 fenced ```cpp blocks are checked (not indented code blocks or shell).
 
 Each failure is printed as `file.md:line: ...` with the snippet line and
-the source file; the exit status is 1 if anything failed. `--self-test`
-runs the checker on made-up pages (CTest: docs.snippets.checker_self_test).
+the source file; the exit status is 1 if anything failed, 2 if a FILE.md
+named on the command line does not exist (`check_doc_snippets: FILE: no
+such file`; nothing is checked then). `--self-test` runs the checker on
+made-up pages (CTest: docs.snippets.checker_self_test).
 
 Usage: check_doc_snippets.py [--root DIR] [--cxx COMPILER] [--self-test] [FILE.md ...]
+
+FILE.md paths are taken as given (relative ones from the current
+directory); without any, README.md and docs/*.md of --root are checked.
+Either way the sources that excerpts name are found under --root (default:
+the repository this script is in), and must lie inside it.
 """
 import argparse
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -177,9 +186,13 @@ def blocks_of(md_path, display):
 
 def check_excerpt(block, root):
     """Returns the failure messages for an excerpt block."""
-    path = os.path.join(root, block.source)
+    path = os.path.normpath(os.path.join(root, block.source))
+    if os.path.isabs(block.source) or os.path.relpath(path, root).startswith(os.pardir):
+        return [f'{block.md}:{block.start}: names `{block.source}`, which is not a path inside the '
+                f'repository (sources are relative to its root)']
     if not os.path.isfile(path):
-        return [f'{block.md}:{block.start}: names `{block.source}`, which does not exist']
+        what = 'is a directory, not a file' if os.path.isdir(path) else 'does not exist'
+        return [f'{block.md}:{block.start}: names `{block.source}`, which {what}']
     with open(path, encoding='utf-8') as f:
         src = normalise(f.read())
     failures = []
@@ -244,8 +257,11 @@ def self_test(cxx):
         bad = ('```cpp\n}\nint f(int a) {\n```\n(`src.cpp`)\n\n'          # out of order
                '```cpp\nconst char* s = "a //b";\n```\n(`src.cpp`)\n\n'  # string changed
                '```cpp\nint x;\n```\n(`missing.cpp`)\n\n'                # no such file
+               '```cpp\nint x;\n```\n(`docs`)\n\n'                       # a directory
+               f'```cpp\nint f(int a) {{\n```\n(`{root}/src.cpp`)\n\n'    # absolute: outside the root
+               '```cpp\nint f(int a) {\n```\n(`docs/../../src.cpp`)\n\n'  # outside the root
                '```cpp\nint g() { return y; }\n```\n')                   # does not compile
-        cases = {'good.md': (good, 0), 'bad.md': (bad, 4)}
+        cases = {'good.md': (good, 0), 'bad.md': (bad, 7)}
         ok = True
         for name, (text, expected) in cases.items():
             with open(os.path.join(root, 'docs', name), 'w', encoding='utf-8') as f:
@@ -261,8 +277,30 @@ def self_test(cxx):
                 print(f'self-test: {name}: expected {expected} failure(s), got {len(failures)}')
                 for x in failures:
                     print(x)
+        ok = self_test_arguments(root, cxx) and ok
     print('self-test passed' if ok else 'self-test FAILED')
     return 0 if ok else 1
+
+
+def self_test_arguments(root, cxx):
+    """A FILE.md argument is found from the current directory, not --root;
+    a missing one is refused with exit status 2 before anything is checked."""
+    ok, cwd = True, os.getcwd()
+    try:
+        os.chdir(os.path.join(root, 'docs'))
+        # good.md is in the current directory, not in --root.
+        for args, expected in ((['good.md'], 0), (['good.md', 'no_such.md'], 2)):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+                got = main(['--root', root, '--cxx', cxx] + args)
+            if expected == 2 and err.getvalue() != 'check_doc_snippets: no_such.md: no such file\n':
+                ok = False
+                print(f'self-test: arguments {args}: unexpected message {err.getvalue()!r}')
+            if got != expected:
+                ok = False
+                print(f'self-test: arguments {args}: expected exit status {expected}, got {got}')
+    finally:
+        os.chdir(cwd)
+    return ok
 
 
 def main(argv):
@@ -276,14 +314,23 @@ def main(argv):
     if args.self_test:
         return self_test(args.cxx)
     root = os.path.abspath(args.root)
-    files = args.files or (['README.md'] + sorted(
-        os.path.join('docs', f) for f in os.listdir(os.path.join(root, 'docs')) if f.endswith('.md')))
+    if args.files:
+        # (path, as printed): named files are the user's, found from the
+        # current directory like any command's file arguments.
+        files = [(os.path.abspath(md), md) for md in args.files]
+        missing = [md for path, md in files if not os.path.isfile(path)]
+        for md in missing:
+            print(f'check_doc_snippets: {md}: no such file', file=sys.stderr)
+        if missing:
+            return 2
+    else:
+        files = [(os.path.join(root, md), md) for md in ['README.md'] + sorted(
+            os.path.join('docs', f) for f in os.listdir(os.path.join(root, 'docs')) if f.endswith('.md'))]
     includes = [os.path.join(root, 'include'), os.path.join(root, 'ports', 'posix', 'include')]
 
     failures, counts = [], {'excerpt': 0, 'fragment': 0, 'compiled': 0}
-    for md in files:
-        path = md if os.path.isabs(md) else os.path.join(root, md)
-        for block in blocks_of(path, os.path.relpath(path, root)):
+    for path, shown in files:
+        for block in blocks_of(path, shown):
             if block.source:
                 counts['excerpt'] += 1
                 failures += check_excerpt(block, root)

@@ -10,25 +10,17 @@
 // This is an application: it allocates its data sets at start-up. The
 // weft::batch code it calls does not allocate.
 #include "collator.hpp"
+#include "link.hpp"
 #include "options.hpp"
 
 #include <weft/batch/batch.hpp>
 #include <weft_port/machine_info.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
-#include <semaphore>
-#include <thread>
 #include <vector>
 
 using namespace weft::batch;
@@ -57,102 +49,6 @@ fleet simulate(const params& p) {
     for (auto& b : f.bias) b = i16::acc_from_double((2.0 + 0.5 * u(rng)) * sd);
     for (auto& x : f.truth) x = i16::from_double(u(rng));
     return f;
-}
-
-// ---- network: fleet -> gateway over UDP loopback -------------------------
-
-struct link_report {
-    std::size_t sent = 0, received = 0;
-    double seconds = 0;
-    bool complete = false;
-};
-
-link_report transfer(const params& p, const fleet& f, phm::collator& col) {
-    link_report r;
-    int rx = ::socket(AF_INET, SOCK_DGRAM, 0);
-    int tx = ::socket(AF_INET, SOCK_DGRAM, 0);
-    if (rx < 0 || tx < 0) { std::perror("socket"); std::exit(1); }
-    // The kernel caps this at net.core.rmem_max (208 KiB on a stock Linux),
-    // so the window below is sized from what the socket really got.
-    int rcvbuf = 4 << 20;
-    socklen_t rcvbuf_len = sizeof rcvbuf;
-    ::setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    ::getsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &rcvbuf_len);
-    timeval tv{0, 200000};
-    ::setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    if (::bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 ||
-        ::getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len) < 0) { std::perror("bind"); std::exit(1); }
-
-    const std::size_t good = p.sensors * p.measurements, total = good + 3 * p.bad_per_kind;
-    std::size_t processed = 0;
-    // Flow control: at most `in_flight` datagrams (up to 32) on their way,
-    // so the receive buffer never overflows. The kernel charges a datagram
-    // its allocation, up to about twice its length (the longest is the
-    // oversized fault). The sender blocks in acquire(), it does not spin.
-    const std::size_t longest = phm::header_bytes + 2 * p.features + 9;
-    const auto in_flight = std::clamp<std::ptrdiff_t>(rcvbuf / std::ptrdiff_t(2 * longest + 1024), 1, 32);
-    std::counting_semaphore<> window{in_flight};
-    // Set when the receiver stops waiting: every lost datagram shrinks the
-    // window for good, and once it is gone the sender would wait for ever.
-    // Relaxed: the release() that follows it orders it for the sender.
-    std::atomic<bool> gave_up{false};
-    auto t0 = weft::port::now_ns();
-    std::thread sender([&] {
-        std::vector<unsigned char> buf(phm::header_bytes + 2 * p.features + 64);
-        std::size_t sent = 0, bad_sent = 0;
-        auto send = [&](std::size_t n) {
-            if (gave_up.load(std::memory_order_relaxed)) return;
-            window.acquire();
-            if (gave_up.load(std::memory_order_relaxed)) return;
-            ::sendto(tx, buf.data(), n, 0, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-            ++sent;
-        };
-        for (std::size_t m = 0; m < p.measurements; ++m)
-            for (std::size_t s = 0; s < p.sensors; ++s) {
-                std::size_t n = phm::encode(buf.data(), std::uint16_t(s), std::uint32_t(m),
-                                            &f.truth[(s * p.measurements + m) * p.features], std::uint16_t(p.features));
-                send(n);
-                // Now and then a faulty radio: truncated, oversized, unknown sensor.
-                if (bad_sent < 3 * p.bad_per_kind && (s * p.measurements + m) % 7 == 3) {
-                    switch (bad_sent % 3) {
-                        case 0: send(n - 5); break;                                   // truncated
-                        case 1: std::memset(buf.data() + n, 0xEE, 9); send(n + 9); break;  // oversized
-                        case 2: buf[4] = 0xFF; buf[5] = 0x7F; send(n); break;         // sensor 32767
-                    }
-                    ++bad_sent;
-                }
-            }
-        while (bad_sent < 3 * p.bad_per_kind) {  // tiny fleets: send the rest of the faults now
-            std::size_t n = phm::encode(buf.data(), 0x7FFF, 0, f.truth.data(), std::uint16_t(p.features));
-            send(bad_sent % 3 == 0 ? n - 5 : bad_sent % 3 == 1 ? n + 9 : n);
-            ++bad_sent;
-        }
-        r.sent = sent;
-    });
-    std::vector<unsigned char> buf(65536);
-    int idle = 0;
-    while (processed < total && idle < 10) {
-        ssize_t n = ::recv(rx, buf.data(), buf.size(), 0);
-        if (n < 0) { ++idle; continue; }
-        idle = 0;
-        col.accept(buf.data(), std::size_t(n));
-        ++processed;
-        window.release();  // its slot in the socket buffer is free again
-    }
-    gave_up.store(true, std::memory_order_relaxed);
-    window.release();  // wakes a sender blocked on a window that will not open
-    sender.join();
-    r.received = processed;
-    r.seconds = double(weft::port::now_ns() - t0) / 1e9;
-    r.complete = col.complete();
-    ::close(rx);
-    ::close(tx);
-    return r;
 }
 
 // ---- inference ------------------------------------------------------------
@@ -307,7 +203,7 @@ int run_config(const params& p, const cache_hierarchy& caches, bool print_status
     sensor_storage st(p, f);
     std::vector<std::uint8_t> seen(p.sensors * p.measurements);
     phm::collator col(st.values.data(), seen.data(), p.sensors, p.measurements, p.features);
-    link_report link = transfer(p, f, col);
+    phm::link_report link = phm::transfer(p, f.truth.data(), col);
     if (!link.complete) {
         std::fprintf(stderr, "phm_gateway: only %zu of %zu measurements arrived\n", col.stored(),
                      p.sensors * p.measurements);
@@ -320,9 +216,10 @@ int run_config(const params& p, const cache_hierarchy& caches, bool print_status
     if (print_status) {
         std::printf("PHM gateway: %zu sensors x %zu measurements x %zu features (i16, 2^13), seed %u\n",
                     p.sensors, p.measurements, p.features, p.seed);
-        std::printf("network: %zu datagrams over UDP 127.0.0.1 in %.3f s; stored %zu, rejected %zu "
-                    "(truncated %zu, oversized %zu, unknown_sensor %zu, other %zu), duplicates %zu\n",
-                    link.received, link.seconds, col.stored(), col.rejected(), col.count(phm::outcome::truncated),
+        std::printf("network: %zu datagrams over UDP 127.0.0.1 in %.3f s (%zu not from the fleet); stored %zu, "
+                    "rejected %zu (truncated %zu, oversized %zu, unknown_sensor %zu, other %zu), duplicates %zu\n",
+                    link.received, link.seconds, link.foreign, col.stored(), col.rejected(),
+                    col.count(phm::outcome::truncated),
                     col.count(phm::outcome::oversized), col.count(phm::outcome::unknown_sensor),
                     col.rejected() - col.count(phm::outcome::truncated) - col.count(phm::outcome::oversized) -
                         col.count(phm::outcome::unknown_sensor),

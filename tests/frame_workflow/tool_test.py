@@ -51,7 +51,19 @@ second = frame('a', 100, 3) + frame('b', 600, 2) + frame('c', 120) + pool('small
 out = accepted('boot\n' + first + 'later\n' + second, 'small_slots = 3;', 'big_slots = 1;', 'small_slot_bytes = 120;')
 assert out.count('small_slots') == 1 and 'x3' in out, out
 
+# Reports with no frame line (the frame table compiled out) merge too: one
+# ends at a line between records, or where its pools begin again in the
+# same order and shapes.
+bare = pool('a', 64, 2, 1, 40) + pool('b', 128, 2, 0, 0)
+again = pool('a', 64, 2, 2, 40) + pool('b', 128, 2, 0, 0)
+for log in (bare + 'test output\n' + again, bare + again, bare + '\n' + again + again):
+    out = accepted(log, 'a_slots = 2;', 'a_slot_bytes = 40;', 'b_slots = 1;')
+    assert out.count('a_slots') == 1, out
+accepted(pool('a', 64, 2, 1, 40) + pool('a', 64, 2, 3, 40), 'a_slots = 3;')  # one pool, printed twice
+
 # Two pools of one name in one report: the header could size only one.
+refused(bare + pool('a', 64, 2, 1, 40), "stdin:3: two pools are named 'a'")
+refused(pool('app', 128, 4, 1, 100) + pool('app', 1024, 4, 1, 100), "two pools are named 'app'")
 refused(two + pool('app', 128, 4, 1, 600) + pool('app', 1024, 4, 1, 600), "two pools are named 'app'")
 # The same name with another shape later in the log: two builds' reports.
 refused(two + pools + two + pool('small', 256, 4, 1, 600), "pool 'small' is 4 x 256 B here but 4 x 128 B")

@@ -36,4 +36,30 @@ refused('{"thread":"x"}\n', 'neither a frame nor a pool record')
 refused('{"pool":"small","slot_bytes":256,"slots":2,"peak":1,"failures":0,"largest_request":848}\n',
         "pool 'small' was used (peak 1) but the report holds no frame size that fits it")
 refused('', 'no {"pool":...} lines')
-print('frame_report_to_header: 8 checks passed')
+# A name with a control character would end the header's comment line (a
+# newline in it put the rest of the name on a line of its own, which does
+# not compile); weft prints every number as a 32-bit unsigned, so a larger
+# one is no report of weft's (1e23 became an out-of-range constant).
+refused(f'{FRAME}\n{SMALL}\n'.replace('"a"', '"sle\\nep"'), "stdin:1: frame 'sle\\nep': the name holds a control character")
+refused(SMALL.replace('"small"', '"sm\\u0007all"'), "stdin:1: pool 'sm\\x07all': the name holds a control character")
+refused(f'{FRAME}\n' + SMALL.replace('128', '100000000000000000000000'),
+        "stdin:2: pool 'small': 'slot_bytes' is 100000000000000000000000, more than weft reports (limit 4294967295)")
+refused(FRAME.replace('100', '4294967296') + '\n' + SMALL, "stdin:1: frame 'a': 'bytes' is 4294967296")
+rc, out, err = run(FRAME.replace('100', '4294967295') + '\n' + SMALL)
+assert rc == 0 and 'x1' in out, out + err  # the largest 32-bit count is one
+
+
+# A namespace that is a C++ keyword is no namespace name.
+def refused_namespace(ns, needle):
+    p = subprocess.run([sys.executable, TOOL, '--namespace', ns], input=f'{FRAME}\n{SMALL}\n',
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and not p.stdout and needle in p.stderr, f'{ns}: {p.stdout}{p.stderr}'
+
+
+refused_namespace('class', "--namespace 'class': 'class' is a C++ keyword")
+refused_namespace('app::co_await', "'co_await' is a C++ keyword")
+refused_namespace('and', "'and' is a C++ keyword")
+p = subprocess.run([sys.executable, TOOL, '--namespace', 'app::classes'], input=f'{FRAME}\n{SMALL}\n',
+                   capture_output=True, text=True)
+assert p.returncode == 0 and 'namespace app::classes {' in p.stdout, p.stderr
+print('frame_report_to_header: 16 checks passed')

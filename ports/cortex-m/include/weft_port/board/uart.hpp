@@ -17,7 +17,8 @@
 //
 // Errors are values: bytes lost because the RX FIFO was full or the
 // receive register overran are reported once per burst by rx().read()
-// ("uart 'uart0': rx bytes lost, FIFO full (limit 16)"); a write() into a
+// ("uart 'uart0': rx bytes lost, FIFO full (limit 16)"), and counted in
+// lost() (the error's limit is the FIFO's size); a write() into a
 // full TX FIFO fails with `full`. Under QEMU the UART's wire is whatever
 // `-serial` names; with `-serial none` (qemu-run) TX drains instantly and
 // nothing is ever received.
@@ -68,6 +69,9 @@ public:
     const char* name() const noexcept { return name_; }
     /// Bytes handed to the transmit register so far.
     std::uint32_t sent() const noexcept { return sent_; }
+    /// RX bytes lost (FIFO full or register overrun) in the bursts
+    /// rx().read() has reported so far. Executor thread.
+    std::uint32_t lost() const noexcept { return lost_; }
 
     /// RX half: asynchronous input bridge of std::uint8_t.
     class rx_driver {
@@ -82,9 +86,13 @@ public:
         /// connection's first read).
         void detach() noexcept { u_->fifo_.detach(); }
         std::size_t readable() const noexcept { return u_->fifo_.readable(); }
+        /// A byte, or once per burst of lost bytes "uart '<name>': rx bytes
+        /// lost, FIFO full (limit RxFifo)", their number added to lost().
         result<std::uint8_t> read() noexcept {
-            if (u_->fifo_.overflowed() && u_->fifo_.take_overflows() != 0)
+            if (const std::uint32_t n = u_->fifo_.overflowed() ? u_->fifo_.take_overflows() : 0; n != 0) {
+                u_->lost_ = u_->lost_ + n;
                 return error{errc::overflow, "uart", u_->name_, RxFifo, "rx bytes lost, FIFO full"};
+            }
             return u_->fifo_.pop();
         }
 
@@ -194,6 +202,7 @@ private:
     irq_fifo<std::uint8_t, RxFifo> fifo_;
     std::uint8_t tx_buf_[TxFifo] = {};
     volatile std::uint32_t tx_head_ = 0, tx_tail_ = 0, sent_ = 0;
+    std::uint32_t lost_ = 0;  // executor thread only
     volatile bool tx_busy_ = false;
     bool tx_on_ = false;  // a connection enabled the transmitter (executor thread)
     executor* tx_ex_ = nullptr;

@@ -84,9 +84,13 @@ public:
         /// The reader keeps filling the FIFO, then waits (flow control).
         void detach() noexcept { u_->ring_.detach(); }
         std::size_t readable() const noexcept { return u_->ring_.size() + (u_->ring_.overflowed() ? 1 : 0); }
+        /// A byte, or once per burst of lost bytes "uart '<name>': rx bytes
+        /// lost, FIFO full (limit 64)", their number added to uart::lost().
         result<std::uint8_t> read() noexcept {
-            if (u_->ring_.overflowed() && u_->ring_.take_overflows() != 0)
+            if (const std::uint32_t n = u_->ring_.overflowed() ? u_->ring_.take_overflows() : 0; n != 0) {
+                u_->lost_ += n;
                 return error{errc::overflow, "uart", u_->name_, fifo, "rx bytes lost, FIFO full"};
+            }
             const std::uint8_t b = u_->ring_.pop();
             // A reader waiting for room wakes; a notify with nobody waiting
             // is one load (libstdc++ counts waiters).
@@ -119,6 +123,11 @@ public:
     };
     rx_driver& rx() noexcept { return rx_; }
     tx_driver& tx() noexcept { return tx_; }
+    /// RX bytes lost because the FIFO was full, in the bursts rx().read()
+    /// has reported so far (the error's limit is the FIFO's size, this is
+    /// the count). Stays 0 while the reader thread waits for room instead.
+    /// Executor thread.
+    std::size_t lost() const noexcept { return lost_; }
 
 private:
     // Bytes written and not yet reached the FIFO.
@@ -182,6 +191,7 @@ private:
     // Bytes inject() put on the wire and the reader moved into the FIFO:
     // their difference is what is still in the socket.
     std::atomic<std::size_t> on_wire_{0}, in_fifo_{0};
+    std::size_t lost_ = 0;  // executor thread only
 };
 
 }  // namespace weft::sim
