@@ -38,7 +38,14 @@ namespace detail {
 
 /// What an empty task (default-built, moved-from or spawned) gives to
 /// whatever takes it: spawn, co_await, when_all/when_any, with_timeout.
-inline constexpr error empty_task{errc::invalid, "task", "(empty)", 0, "nothing to run"};
+/// Its texts are named arrays, not literals: GCC puts a constant's string
+/// literals in the file's common string section, and keeping them kept
+/// every other string there (errc names a board program never prints:
+/// 132 B of the channels program); an array gets a section of its own.
+inline constexpr char empty_task_kind[] = "task";
+inline constexpr char empty_task_name[] = "(empty)";
+inline constexpr char empty_task_why[] = "nothing to run";
+inline constexpr error empty_task{errc::invalid, empty_task_kind, empty_task_name, 0, empty_task_why};
 
 class promise_base {
 public:
@@ -127,10 +134,7 @@ public:
     /// A task that is empty for another reason (default-built, moved from,
     /// spawned) says "task '(empty)': nothing to run" (invalid).
     explicit operator bool() const noexcept { return bool(h_); }
-    const error& err() const noexcept {
-        if (error_) return *error_;
-        return h_ ? no_error : detail::empty_task;
-    }
+    const error& err() const noexcept { return h_ ? no_error : *error_; }
 
     // A pointer to the error, not a copy: this awaiter lives in the
     // awaiting frame, and 20 bytes copied there on every co_await of a
@@ -143,7 +147,7 @@ public:
         // other (timeout.hpp).
         static constexpr bool awaits_a_task = true;
         handle_type child;
-        const error* fail;  // when child is empty: why (null: an empty task)
+        const error* fail;  // when child is empty: why
         bool await_ready() const noexcept { return !child; }
         template <class P>
         auto await_suspend(std::coroutine_handle<P> parent) noexcept {
@@ -165,7 +169,7 @@ public:
             }
         }
         awaited_t<T> await_resume() noexcept {
-            if (!child) return fail ? *fail : detail::empty_task;
+            if (!child) return *fail;
             if constexpr (std::is_void_v<T>) return {};
             else return child.promise().take();
         }
@@ -186,7 +190,10 @@ private:
         h_ = {};
     }
     handle_type h_;
-    const error* error_ = nullptr;  // set only when h_ is empty because allocation failed
+    // Why h_ is empty: the pool's error when allocation failed, else the
+    // empty task's. Never null, so that err() and co_await pick no message
+    // at run time. Not read while h_ is set.
+    const error* error_ = &detail::empty_task;
 };
 
 }  // namespace weft
