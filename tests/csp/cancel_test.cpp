@@ -95,12 +95,7 @@ TEST(on_cancel, several_in_choose_ordered_commit_the_first) {
     };
     auto w = ex.spawn(worker());
     ASSERT_TRUE(w);
-    auto killer = [&]() -> task<> {
-        co_await weft::sleep_for(1ms);
-        w->cancel();
-    };
-    auto k = ex.spawn(killer());
-    ASSERT_TRUE(k);
+    test::cancel_after(ex, *w, 1ms);
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(first, 10);
     EXPECT_EQ(parked, 1);
@@ -120,12 +115,7 @@ TEST(on_cancel, in_a_nested_choose_is_one_branch_of_the_outer) {
     };
     auto w = ex.spawn(worker());
     ASSERT_TRUE(w);
-    auto killer = [&]() -> task<> {
-        co_await weft::sleep_for(1ms);
-        w->cancel();
-    };
-    auto k = ex.spawn(killer());
-    ASSERT_TRUE(k);
+    test::cancel_after(ex, *w, 1ms);
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(got, 1);
 }

@@ -25,6 +25,17 @@ inline std::int64_t ms(const executor& ex) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(ex.now().time_since_epoch()).count();
 }
 
+/// Cancels `h`'s task once `d` has passed on `ex`'s clock, from a task
+/// of its own (detached: its handle is dropped). `h` must outlive it.
+template <class T>
+void cancel_after(executor& ex, join_handle<T>& h, duration d) {
+    auto canceller = [](join_handle<T>& target, duration delay) -> task<> {
+        co_await sleep_for(delay);
+        target.cancel();
+    };
+    EXPECT_TRUE(bool(ex.spawn(canceller(h, d))));
+}
+
 /// `r` failed with `code` and exactly the message `text`; otherwise says
 /// what it held instead. ASSERT_TRUE(test::failed_with(s, errc::full, "..."))
 template <class T>
