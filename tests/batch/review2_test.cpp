@@ -163,6 +163,60 @@ TEST(review2_kernels, step_bytes_of_rows_per_step_zero_is_that_of_one_row) {
     EXPECT_GT(a.step_bytes(), 0u);
 }
 
+// A rows_per_step of "all of them" (SIZE_MAX) reports the step the lanes
+// take, not a size that wrapped to 0 (which every step cap accepts): the
+// image's rows at most, a table's saturated; the active set saturates too.
+TEST(review3_kernels, step_bytes_of_a_huge_rows_per_step_does_not_wrap) {
+    const std::size_t huge = std::numeric_limits<std::size_t>::max();
+    EXPECT_EQ((image_batch<f32>{nullptr, nullptr, 1, 3, 10, 10, std::size_t(1) << 63}.step_bytes()),
+              (image_batch<f32>{nullptr, nullptr, 1, 3, 10, 10, 10}.step_bytes()));
+    EXPECT_EQ((image_batch<f32>{nullptr, nullptr, 1, 3, 10, 10, 10}.step_bytes()), 2u * 10u * 10u * sizeof(float));
+    EXPECT_EQ((svm_batch<f32>{nullptr, 1, 100, huge}.step_bytes()), huge);
+    EXPECT_EQ((svm_batch<f32>{nullptr, 1, 100, 4}.step_bytes()), 5u * 100u * sizeof(float));
+    EXPECT_EQ((tune_candidate{4, huge}.active_set()), huge);
+}
+
+// Rows advance by the rows a step took, so a rows_per_step past half the
+// address space ends the loop instead of wrapping round to row 2 for ever.
+TEST(review3_kernels, a_step_longer_than_half_the_rows_range_ends_the_row_loop) {
+    const std::size_t huge = std::numeric_limits<std::size_t>::max();
+    float in[1] = {0.f}, out[1] = {7.f};
+    const float* ins[] = {in};
+    float* outs[] = {out};
+    image_batch<f32> b{ins, outs, 1, 3, huge, /*cols*/ 0, huge / 2 + 2};  // a 0-wide image touches nothing
+    interleaver<2> r;
+    EXPECT_TRUE((normalise<sequential, f32>(r, 1, b, imagenet_params<f32>())));
+    EXPECT_EQ(out[0], 7.f);
+}
+
+// conv3x3 refuses a batch without channels (it wrote the first plane).
+TEST(review3_kernels, conv3x3_without_channels_is_refused_and_writes_nothing) {
+    std::vector<float> in(9, 1.f), out(9, 7.f);
+    const float* ins[] = {in.data()};
+    float* outs[] = {out.data()};
+    image_batch<f32> b{ins, outs, 1, /*channels*/ 0, 3, 3, 1};
+    interleaver<2> r;
+    auto st = conv3x3<sequential, f32>(r, 1, b, conv3x3_kernel<f32>{{1, 1, 1, 1, 1, 1, 1, 1, 1}});
+    ASSERT_FALSE(st);
+    EXPECT_STREQ(st.err().message().c_str(), "conv3x3 'image_batch': no channels (limit 1)");
+    EXPECT_EQ(out, std::vector<float>(9, 7.f));
+}
+
+// normalise's refusal names the accumulator's limit.
+TEST(review3_kernels, normalise_refusal_names_the_accumulator_limit) {
+    normalise_params<i16> p{{0, 0, 0}, {std::numeric_limits<std::int32_t>::max(), 1, 1}};
+    std::vector<std::int16_t> in(3, 0), out(3, 7);
+    const std::int16_t* ins[] = {in.data()};
+    std::int16_t* outs[] = {out.data()};
+    image_batch<i16> b{ins, outs, 1, 3, 1, 1, 1};
+    interleaver<2> r;
+    auto st = normalise<interleaved, i16>(r, 2, b, p);
+    ASSERT_FALSE(st);
+    EXPECT_STREQ(st.err().message().c_str(),
+                 "normalise 'normalise_params': (x - mean) * inv_std can overflow the accumulator (limit 2147483647)");
+    EXPECT_EQ(out, (std::vector<std::int16_t>(3, 7)));
+}
+
 TEST(review2_kernels, conv3x3_of_the_smallest_image_writes_one_value_and_nothing_else) {
     using V = i16::value;
     interleaver<8> r;

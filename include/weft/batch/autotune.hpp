@@ -37,6 +37,7 @@
 //
 // It allocates nothing: the candidate array is the caller's and is reordered
 // in place (and each candidate keeps its last median in `speedup`).
+#include <weft/batch/numeric.hpp>
 #include <weft/core/result.hpp>
 
 #include <cmath>
@@ -69,7 +70,7 @@ struct tune_candidate {
     double speedup = 0;     ///< median calibrated ratio, filled in by the tuner
     bool measured = false;
     std::uint8_t variant = 0;  ///< the caller's tag (e.g. which policy); carried, not interpreted
-    std::size_t active_set() const noexcept { return lanes * step_bytes; }
+    std::size_t active_set() const noexcept { return detail::saturating_mul(lanes, step_bytes); }
 };
 
 /// What the tuner chose, and why.

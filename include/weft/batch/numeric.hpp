@@ -18,6 +18,14 @@
 namespace weft::batch {
 
 namespace detail {
+/// a * b, or SIZE_MAX if that does not fit: a step's size reported for a
+/// `rows_per_step` of "all of them" (SIZE_MAX) must not wrap to 0, which
+/// every step cap would accept.
+constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) noexcept {
+    std::size_t p = 0;
+    return __builtin_mul_overflow(a, b, &p) ? ~std::size_t{0} : p;
+}
+
 template <class Value, class Acc, int FracBits>
 struct fixed_point {
     using value = Value;

@@ -42,8 +42,8 @@ lane conv3x3_lane(const image_batch<N>& b, const conv3x3_kernel<N>& k, std::size
     typename N::value* out = b.outputs[item];
     const std::size_t out_rows = b.rows - 2;
     Policy::hint(in, 2 * row_bytes);  // the two rows above the first step
-    for (std::size_t r = 0; r < out_rows; r += step) {
-        const std::size_t n = step < out_rows - r ? step : out_rows - r;
+    for (std::size_t r = 0, n = 0; r < out_rows; r += n) {  // += n: cannot wrap
+        n = step < out_rows - r ? step : out_rows - r;
         Policy::hint_write(out + r * b.cols, n * row_bytes);
         co_await Policy::prefetch(in + (r + 2) * b.cols, n * row_bytes);
         for (std::size_t i = r; i < r + n; ++i)
@@ -52,11 +52,13 @@ lane conv3x3_lane(const image_batch<N>& b, const conv3x3_kernel<N>& k, std::size
 }
 
 /// Convolves every image of `b` on `runner`.
-/// Precondition: rows >= 3 and cols >= 3 (errc::invalid otherwise).
+/// Precondition: rows >= 3, cols >= 3 and channels >= 1 (errc::invalid
+/// otherwise, nothing written).
 template <class Policy, class N, std::size_t K>
 status conv3x3(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
                const conv3x3_kernel<N>& k) noexcept {
     if (b.rows < 3 || b.cols < 3) return error{errc::invalid, "conv3x3", "image_batch", 3, "image smaller than 3x3"};
+    if (b.channels == 0) return error{errc::invalid, "conv3x3", "image_batch", 1, "no channels"};
     return runner.template run_under<Policy>(lanes, b.images,
         [&b, &k](std::size_t i) { return conv3x3_lane<Policy, N>(b, k, i); });
 }

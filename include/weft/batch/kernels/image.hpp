@@ -3,6 +3,8 @@
 // A batch of images for the image kernels (normalise, conv3x3): a view on
 // caller-owned planes. Each image may live anywhere; within an image, rows
 // are contiguous (row-major, `cols` values per row, `channels` planes).
+#include <weft/batch/numeric.hpp>
+
 #include <cstddef>
 
 namespace weft::batch {
@@ -22,8 +24,11 @@ struct image_batch {
     std::size_t plane() const noexcept { return rows * cols; }
     /// Bytes one lane touches per step (input and output rows).
     std::size_t step_bytes() const noexcept {
-        // The lanes run 0 rows per step as 1: report the step they take.
-        return 2 * (rows_per_step ? rows_per_step : 1) * cols * sizeof(typename N::value);
+        // The lanes run 0 rows per step as 1, and no more rows than the
+        // image has: report the step they take.
+        std::size_t step = rows_per_step ? rows_per_step : 1;
+        if (rows != 0 && step > rows) step = rows;
+        return detail::saturating_mul(detail::saturating_mul(2 * step, cols), sizeof(typename N::value));
     }
 };
 

@@ -37,6 +37,14 @@ typename N::value normalise_value(typename N::value x, typename N::acc mean,
 }
 
 namespace detail {
+/// The bound normalise_fits() checks against (fixed point only: floats
+/// are never refused).
+template <class N>
+constexpr std::size_t accumulator_limit() noexcept {
+    if constexpr (N::is_fixed) return std::size_t(std::numeric_limits<typename N::acc>::max());
+    else return 0;
+}
+
 /// True when (x - mean) * inv_std fits N's accumulator for every storage
 /// value x, not only for the [0, 1] inputs the kernel expects: an input is
 /// data, and data out of range must saturate, not overflow.
@@ -74,8 +82,8 @@ lane normalise_lane(const image_batch<N>& b, const normalise_params<N>& p, std::
     for (std::size_t c = 0; c < 3; ++c) {
         const typename N::value* in = b.inputs[item] + c * b.plane();
         typename N::value* out = b.outputs[item] + c * b.plane();
-        for (std::size_t r = 0; r < b.rows; r += step) {
-            const std::size_t n = step < b.rows - r ? step : b.rows - r;
+        for (std::size_t r = 0, n = 0; r < b.rows; r += n) {  // += n: cannot wrap
+            n = step < b.rows - r ? step : b.rows - r;
             Policy::hint_write(out + r * b.cols, n * row_bytes);
             co_await Policy::prefetch(in + r * b.cols, n * row_bytes);
             for (std::size_t i = r * b.cols, e = (r + n) * b.cols; i < e; ++i)
@@ -95,7 +103,7 @@ status normalise(interleaver<K>& runner, std::size_t lanes, const image_batch<N>
                  const normalise_params<N>& p) noexcept {
     if (b.channels != 3) return error{errc::invalid, "normalise", "image_batch", 3, "needs 3 channels"};
     if (!detail::normalise_fits(p))
-        return error{errc::invalid, "normalise", "normalise_params", 0,
+        return error{errc::invalid, "normalise", "normalise_params", detail::accumulator_limit<N>(),
                      "(x - mean) * inv_std can overflow the accumulator"};
     return runner.template run_under<Policy>(lanes, b.images,
         [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });

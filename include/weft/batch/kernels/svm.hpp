@@ -34,8 +34,11 @@ struct svm_batch {
 
     /// Bytes one lane touches per step: its rows plus its (resident) weights.
     std::size_t step_bytes() const noexcept {
-        // The lane runs 0 rows per step as 1: report the step it takes.
-        return ((rows_per_step ? rows_per_step : 1) + 1) * features * sizeof(typename N::value);
+        // The lane runs 0 rows per step as 1: report the step it takes
+        // (saturated: SIZE_MAX rows per step means all of a table's).
+        const std::size_t rows = rows_per_step ? rows_per_step : 1;
+        const std::size_t with_weights = rows == ~std::size_t{0} ? rows : rows + 1;
+        return detail::saturating_mul(detail::saturating_mul(with_weights, features), sizeof(typename N::value));
     }
 };
 
@@ -56,8 +59,8 @@ lane svm_lane(const svm_batch<N>& b, std::size_t item) {
     const std::size_t step = b.rows_per_step ? b.rows_per_step : 1;
     Policy::hint_write(t.classes, t.row_count);
     co_await Policy::prefetch(t.weights, f * sizeof(typename N::value));
-    for (std::size_t r = 0; r < t.row_count; r += step) {
-        const std::size_t n = step < t.row_count - r ? step : t.row_count - r;
+    for (std::size_t r = 0, n = 0; r < t.row_count; r += n) {  // += n: cannot wrap
+        n = step < t.row_count - r ? step : t.row_count - r;
         const typename N::value* x = t.rows + r * f;
         co_await Policy::prefetch(x, n * f * sizeof(typename N::value));
         for (std::size_t j = 0; j < n; ++j, x += f)
