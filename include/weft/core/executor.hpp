@@ -122,7 +122,7 @@ public:
     /// Hosts, and boards in Debug builds, stop the program there, naming
     /// the executor.
     run_outcome run() noexcept {
-        if constexpr (check_reentry) {
+        if constexpr (check_misuse) {
             if (running_) detail::run_reentered(cfg_.name);
             running_ = true;
             const run_outcome o = run_loop();
@@ -334,7 +334,7 @@ public:
     void external_begin() noexcept { external_.fetch_add(1, std::memory_order_relaxed); }
     void external_end() noexcept {
         const std::uint32_t before = external_.fetch_sub(1, cross_thread_release);
-        if constexpr (check_reentry) {  // hosts; boards in Debug builds
+        if constexpr (check_misuse) {  // hosts; boards in Debug builds
             if (before == 0) [[unlikely]] detail::unbalanced_external(cfg_.name);
         }
     }
@@ -524,10 +524,12 @@ private:
         }
     }
 
+    // Programming errors the executor stops on (run() re-entered, an
+    // unbalanced external_end()): hosts always, boards in Debug builds.
 #ifdef NDEBUG
-    static constexpr bool check_reentry = !port::small_code;
+    static constexpr bool check_misuse = !port::small_code;
 #else
-    static constexpr bool check_reentry = true;
+    static constexpr bool check_misuse = true;
 #endif
 
     // The fields every switch reads come first, so that they share a cache
@@ -553,7 +555,7 @@ private:
     // board's waker is one byte, next to the flags).
     std::atomic<bool> stop_{false};
     bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
-    bool running_ = false;   // in run(), when check_reentry
+    bool running_ = false;   // in run(), when check_misuse
     port::waker waker_;
     irq_node stop_node_{&on_stop_node};
     executor_config cfg_;

@@ -228,7 +228,7 @@ inline void basic_environment::finish() noexcept {
     // A wake-up posted before (request_stop() in the last tag, a physical
     // action) may still be queued: it must not outlive the environment there.
     withdraw_wake();
-    if (on_finish_) on_finish_(*this);  // stops the workers
+    release_workers();
     ex_->task_finished();  // run() returns once nothing else is live
 }
 
@@ -253,7 +253,7 @@ inline status basic_environment::start(executor& ex) noexcept {
         ex.task_started();
         alarm_.fire = [](weft::detail::timer_node* n) noexcept { static_cast<alarm*>(n)->env->resume(); };
         ex.arm(alarm_);
-    } else if (detail::workers_supported && workers_ && !started_) {
+    } else if (!started_) {
         release_workers();  // the program will not run: worker::run() returns
     }
     return s;
@@ -266,7 +266,7 @@ inline status basic_environment::run(executor& ex) noexcept {
     if (!finished_) {
         // The workers must not wait for a program that env.run() gives up
         // on (run on without them if ex.run() is called again).
-        if (detail::workers_supported && workers_) release_workers();
+        release_workers();
         return error{errc::invalid, "environment", cfg_.name, 0,
                      "executor stopped first (stalled: keepalive without event sources?)"};
     }

@@ -133,14 +133,15 @@ inline void basic_environment::add_worker(worker& w) noexcept {
     w.env_ = this;
     w.next_ = workers_;
     workers_ = &w;
-    on_finish_ = [](basic_environment& env) noexcept { env.release_workers(); };
 }
 
-// Also on the failure paths of start() and run() (the program never
-// started, or the executor returned first): worker::run() must return
-// whenever env.run() does, or the documented join() would hang.
+// At the end, and on the failure paths of start() and run() (the program
+// never started, or the executor returned first): worker::run() must
+// return whenever env.run() does, or the documented join() would hang.
+// Nothing on a port without workers (the loop is discarded there).
 inline void basic_environment::release_workers() noexcept {
-    for (worker* x = workers_; x; x = x->next_) x->stop();
+    if constexpr (detail::workers_supported)
+        for (worker* x = workers_; x; x = x->next_) x->stop();
 }
 
 inline std::uint32_t basic_environment::work_batch(std::uint32_t generation) noexcept {

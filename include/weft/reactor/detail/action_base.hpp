@@ -60,8 +60,7 @@ protected:
             // (LF's lf_schedule_trigger), so no value is lost. Only a tag up
             // to the latest one queued (last_, see commit) can be taken,
             // or one of an event resumed by a mode: otherwise no search.
-            if (has_last_ && (at <= last_ || env.suspends_events()))
-                while (at.microstep != UINT32_MAX && env.has_event(*this, at)) ++at.microstep;
+            if (has_last_ && (at <= last_ || env.suspends_events())) at = env.free_microstep(*this, at);
             return verdict::post;
         }
         if (!has_last_ || at.time >= later(last_.time, min_spacing_)) return verdict::post;

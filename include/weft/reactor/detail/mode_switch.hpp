@@ -124,8 +124,7 @@ inline void basic_environment::enter_history(detail::mode_node& m) noexcept {
         // different tags with the same delay left) pile up in microsteps,
         // in the order they were suspended, as new ones do (apply_spacing):
         // both fired in one tag, the first value was lost.
-        while (at.microstep != UINT32_MAX && has_event(*s.target, at)) ++at.microstep;
-        (void)post(*s.target, at, s.slot);
+        (void)post(*s.target, free_microstep(*s.target, at), s.slot);
     }
     suspended_count_ = w;
 }

@@ -208,6 +208,13 @@ public:
     bool has_event(const detail::element& e, tag at) const noexcept {
         return has_event(e, at, detail::event_queue::any_slot);
     }
+    /// `at`, or the first later microstep of its time with no event for
+    /// `e`: events of one element at one tag pile up in superdense time
+    /// (LF's lf_schedule_trigger), so no value is lost. O(queue size) each.
+    tag free_microstep(const detail::element& e, tag at) const noexcept {
+        while (at.microstep != UINT32_MAX && has_event(e, at)) ++at.microstep;
+        return at;
+    }
     /// True once a mode exists: events may then come back from suspension
     /// (mode.hpp), at tags their action did not choose last.
     bool suspends_events() const noexcept { return suspend_inactive_ != nullptr; }
@@ -284,7 +291,7 @@ private:
     void resume() noexcept;
     void finish() noexcept;
     void withdraw_wake() noexcept;
-    void release_workers() noexcept;  // worker.hpp
+    void release_workers() noexcept;  // worker.hpp; nothing without workers
     // For finish(), under the port's critical section: ended() reads true
     // from now on. A store, not an OR: no tag runs any more, so the other
     // flags no longer matter. Relaxed: the critical section orders it
@@ -351,9 +358,6 @@ private:
     void (*infer_deadlines_)(basic_environment&) noexcept;
     void (*drain_)(basic_environment&) noexcept;  // set by register_source
     void (*checked_body_)(basic_environment&, detail::rank_entry&, detail::reaction_node&) noexcept;
-    // Set by add_worker: programs without workers link none of the
-    // stopping.
-    void (*on_finish_)(basic_environment&) noexcept;
     worker* workers_;
     std::uint32_t reactor_count_;
     std::uint32_t reaction_count_;

@@ -90,7 +90,7 @@ public:
         /// lost, FIFO full (limit RxFifo)", their number added to lost().
         result<std::uint8_t> read() noexcept {
             if (const std::uint32_t n = u_->fifo_.overflowed() ? u_->fifo_.take_overflows() : 0; n != 0) {
-                u_->lost_ = u_->lost_ + n;
+                u_->lost_ += n;
                 return error{errc::overflow, "uart", u_->name_, RxFifo, "rx bytes lost, FIFO full"};
             }
             return u_->fifo_.pop();
