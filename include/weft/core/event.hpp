@@ -33,7 +33,12 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             return enqueue_unless(h, ev->waiters_, [this] { return ev->set_; });
         }
-        status await_resume() const noexcept { return status_for("event", ev->name_); }
+        // A granted wait does not read the event: set() has unlinked every
+        // waiter, so the event may be gone by now (a one-shot event in the
+        // setter's frame), as a condition variable may once it notified.
+        status await_resume() const noexcept {
+            return outcome == errc::ok ? status{} : status_for("event", ev->name_);
+        }
     };
     /// Awaitable: ok once set; cancelled / timeout if aborted.
     wait_operation wait() noexcept {

@@ -203,6 +203,7 @@ private:
         while (t) {
             priority p = inherited(*t);
             if (p == t->prio()) return;
+            const bool lowered = p < t->prio();
             t->exec().reprioritise(*t, p);
             if (lock_operation* w = waiting_for(*t)) {
                 detail::intrusive_list::erase(*w);
@@ -210,9 +211,28 @@ private:
                 t = w->m->owner_;
                 continue;
             }
-            if (const detail::task_group* g = detail::task_group::awaited_by(*t))
-                g->for_each_running_child([](task_control& k) { settle(&k); });
+            if (const detail::task_group* g = detail::task_group::awaited_by(*t)) {
+                if (lowered) settle_last_to_first(*g);
+                else g->for_each_running_child([](task_control& k) { settle(&k); });
+            }
             return;
+        }
+    }
+
+    // A lowered ready task goes to the front of its level, so children
+    // lowered one after another would end up in reverse order: the last
+    // one moved runs first. Moved last to first, children still queued
+    // from their start keep argument order (when_any's leftmost wins).
+    // Quadratic in the children (at most 32), with no array on the stack:
+    // only a parent's loss of an inherited priority comes here.
+    static void settle_last_to_first(const detail::task_group& g) noexcept {
+        std::size_t n = 0;
+        g.for_each_running_child([&](task_control&) { ++n; });
+        while (n-- > 0) {
+            std::size_t i = 0;
+            g.for_each_running_child([&](task_control& k) {
+                if (i++ == n) settle(&k);
+            });
         }
     }
 

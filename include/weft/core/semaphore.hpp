@@ -66,7 +66,12 @@ public:
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
             return enqueue_unless(h, sem->waiters_, [this] { return sem->waiters_.empty() && sem->try_acquire(); });
         }
-        status await_resume() const noexcept { return status_for("semaphore", sem->name_); }
+        // A granted wait does not read the semaphore: the unit is handed
+        // over and the waiter unlinked, so a one-shot signal may be gone by
+        // now (destroyed by the releasing task before the waiter resumed).
+        status await_resume() const noexcept {
+            return outcome == errc::ok ? status{} : status_for("semaphore", sem->name_);
+        }
     };
     /// Awaitable: ok with a unit held; cancelled / timeout without one.
     acquire_operation acquire() noexcept {
