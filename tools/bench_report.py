@@ -12,9 +12,12 @@ median; > 1 means weft is faster), for units where lower is better
 (ns/op, instr/op); rows in other units are listed without a ratio.
 
 Several invocations may be concatenated (the shared machines vary between
-processes more than within one): each (suite, workload, system, workers)
-then shows the median of the invocations' medians, the range of those
-medians, and how many invocations there were. The shebang is Debian's
+processes more than within one): each (suite, workload, system, workers,
+target) then shows the median of the invocations' medians, the range of
+those medians, and how many invocations there were (and of how many runs
+each). Rows of different targets (one bench/run-target-core invocation
+measures cortex-m4 and cortex-m3) are never merged, and weft's row of the
+same target is each peer's baseline. The shebang is Debian's
 python3, which has python3-matplotlib (tools/install-deps bench).
 """
 import argparse
@@ -36,26 +39,30 @@ def load(paths):
 
 
 def key(r):
-    return (r["suite"], r["workload"], r["system"], r.get("workers"), r.get("unit"))
+    # The target too: one bench/run-target-core prints the same workload for
+    # two boards, whose counts are two facts, not two samples of one.
+    return (r["suite"], r["workload"], r["system"], r.get("workers"), r.get("unit"), r.get("target"))
 
 
 def aggregate(rows):
-    """One row per (suite, workload, system, workers): median of medians,
-    p10/p90 replaced by the range of the invocations' medians when there
-    are several invocations."""
+    """One row per (suite, workload, system, workers, unit, target): median
+    of medians, p10/p90 replaced by the range of the invocations' medians
+    when there are several invocations; `runs_seen` keeps each invocation's
+    run count."""
     seen = OrderedDict()
     for r in rows:
         seen.setdefault(key(r), []).append(r)
     out = []
     for rs in seen.values():
         if len(rs) == 1:
-            out.append(dict(rs[0], invocations=1))
+            out.append(dict(rs[0], invocations=1, runs_seen=[rs[0].get("runs")]))
             continue
         meds = sorted(r["median"] for r in rs)
         r = dict(rs[0])
         r["median"] = statistics.median(meds)
         r["p10"], r["p90"] = meds[0], meds[-1]
         r["invocations"] = len(rs)
+        r["runs_seen"] = [x.get("runs") for x in rs]
         out.append(r)
     return out
 
@@ -64,16 +71,23 @@ def system_label(r):
     return r["system"] + (f" ({r['workers']} workers)" if r.get("workers") else "")
 
 
+def runs_label(r):
+    """'invocations x runs of each', e.g. '3 × 5' or '1 × 15'."""
+    runs = sorted({x for x in r["runs_seen"] if x is not None})
+    each = "?" if not runs else str(runs[0]) if len(runs) == 1 else f"{runs[0]}–{runs[-1]}"
+    return f"{r['invocations']} × {each}"
+
+
 LOWER_IS_BETTER = {"ns/op", "instr/op"}
 
 
 def table(rows):
     groups = OrderedDict()
     for r in rows:
-        groups.setdefault((r["suite"], r["workload"]), []).append(r)
-    out = ["| suite | workload | system | median | spread | runs | unit | weft speed-up |",
-           "| --- | --- | --- | ---: | ---: | ---: | --- | ---: |"]
-    for (suite, workload), rs in groups.items():
+        groups.setdefault((r["suite"], r["workload"], r.get("target")), []).append(r)
+    out = ["| suite | workload | target | system | median | spread | invocations × runs | unit | weft speed-up |",
+           "| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: |"]
+    for (suite, workload, target), rs in groups.items():
         # The baseline is weft's first row (one worker where there are several).
         weft = next((r for r in rs if r["system"] == "weft"), None)
         for r in rs:
@@ -82,8 +96,8 @@ def table(rows):
                     and weft["median"] > 0):
                 ratio = f"{r['median'] / weft['median']:.2f}x"
             spread = "medians " if r["invocations"] > 1 else "p10–p90 "
-            out.append(f"| {suite} | {workload} | {system_label(r)} | {r['median']:.3g} | "
-                       f"{spread}{r['p10']:.3g}–{r['p90']:.3g} | {r['invocations']} | {r['unit']} | {ratio} |")
+            out.append(f"| {suite} | {workload} | {target or ''} | {system_label(r)} | {r['median']:.3g} | "
+                       f"{spread}{r['p10']:.3g}–{r['p90']:.3g} | {runs_label(r)} | {r['unit']} | {ratio} |")
     return "\n".join(out)
 
 
@@ -91,16 +105,28 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    # A bar per (system, target) and a group per (suite, workload), named
+    # as briefly as the rows allow: with one series per name, a second
+    # board's or suite's row would be dropped, not drawn.
+    several_suites = len({r["suite"] for r in rows}) > 1
+    several_targets = len({r.get("target") for r in rows}) > 1
+
+    def series(r):
+        return system_label(r) + (f" [{r.get('target')}]" if several_targets else "")
+
+    def group(r):
+        return f"{r['suite']}/{r['workload']}" if several_suites else r["workload"]
+
     groups = OrderedDict()
     for r in rows:
-        groups.setdefault(r["workload"], []).append(r)
-    labels, systems = list(groups), sorted({system_label(r) for r in rows})
+        groups.setdefault(group(r), []).append(r)
+    labels, systems = list(groups), sorted({series(r) for r in rows})
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels)), 4))
     width = 0.8 / max(1, len(systems))
     for i, s in enumerate(systems):
         xs, ys, lo, hi = [], [], [], []
         for j, w in enumerate(labels):
-            r = next((r for r in groups[w] if system_label(r) == s), None)
+            r = next((r for r in groups[w] if series(r) == s), None)
             if r:
                 xs.append(j + i * width)
                 ys.append(r["median"])
@@ -110,7 +136,8 @@ def plot(rows, path):
     ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(labels))])
     ax.set_xticklabels(labels, rotation=20, ha="right")
     ax.set_yscale("log")
-    ax.set_ylabel(rows[0]["unit"] + " (log, lower is better)")
+    units = list(OrderedDict.fromkeys(r["unit"] for r in rows))
+    ax.set_ylabel(", ".join(units) + " (log, lower is better)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never over a bar
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -8,7 +8,8 @@
 // nanosecond of virtual time, so each workload runs at N and at 0
 // operations on the same code path and the difference divided by the
 // extra operations is the exact cost of one; runs agree to the
-// instruction, and p10/p90 are kept for the shared report tools.
+// instruction (a first, cold run may not), and p10/p90 are kept for the
+// shared report tools.
 #include <weft/core/frame_pool.hpp>
 #include <weft/port/port.hpp>
 
@@ -32,6 +33,20 @@ inline void print(const char* suite, const char* workload, std::int64_t median, 
     weft::port::console_write(line, std::size_t(len));
 }
 
+/// Median, p10 and p90 of three counts, as bench/common/harness.hpp
+/// computes them on the host (sorted, linear interpolation between ranks),
+/// so that spreads compare across suites.
+struct spread {
+    std::int64_t median, p10, p90;
+};
+inline spread spread_of(std::int64_t a, std::int64_t b, std::int64_t c) noexcept {
+    auto order = [](std::int64_t& x, std::int64_t& y) {
+        if (y < x) { std::int64_t t = x; x = y; y = t; }
+    };
+    order(a, b), order(b, c), order(a, b);
+    return {b, a + (b - a) / 5, b + (c - b) * 4 / 5};
+}
+
 /// Runs `run(n)` and `run(0)` three times, each run doing n x ops_per_n
 /// operations, and prints the per-operation difference. Stops the
 /// program (exit status 2) if a workload did nothing or a frame could not
@@ -44,12 +59,14 @@ inline void measure(const char* suite, const char* workload, std::uint64_t (*run
         std::int64_t full = std::int64_t(run(n)), none = std::int64_t(run(0));
         h = (full - none) * 100 / std::int64_t(ops);
     }
-    if (hundredths[0] <= 0 || weft::frame_allocator::last_error())
+    // Every run, not only the first: one whose N operations cost no more
+    // than none did nothing, and print() cannot show a negative count.
+    for (auto h : hundredths)
+        if (h <= 0) weft::port::fatal("bench: a workload did no work (N operations cost no more than 0)");
+    if (weft::frame_allocator::last_error())
         weft::port::fatal("bench: a workload failed (frame pool too small?)");
-    auto lo = hundredths[0] < hundredths[2] ? hundredths[0] : hundredths[2];
-    auto hi = hundredths[0] < hundredths[2] ? hundredths[2] : hundredths[0];
-    auto med = hundredths[1] < lo ? lo : hundredths[1] > hi ? hi : hundredths[1];
-    print(suite, workload, med, lo, hi, 3, ops, extra, system);
+    const spread s = spread_of(hundredths[0], hundredths[1], hundredths[2]);
+    print(suite, workload, s.median, s.p10, s.p90, 3, ops, extra, system);
 }
 
 }  // namespace bench_target

@@ -73,6 +73,12 @@ refused(two + pools + two + pool('small', 256, 4, 1, 600), "pool 'small' is 4 x 
 accepted(frame('a', 100) + pool('small', 128, 4, 2, 100) + pool('big', 1024, 4, 0, 0),
          'big_slot_bytes = 8;', 'big_slots = 1;', 'small_slots = 2;')
 
+# One name, two frame sizes (coroutine lambdas are all "operator()"): the
+# line carries the larger frame; the small pool's largest_request (weft
+# counts only the frames a pool was asked to hold) gives its slot size.
+accepted(frame('operator()', 600) + frame('a', 40) + pool('small', 128, 4, 2, 100) + pool('big', 1024, 4, 1, 600),
+         'small_slot_bytes = 104;', 'big_slot_bytes = 600;')
+
 # The header lands in the product's tree: no licence line unless asked for.
 plain = accepted(two + pools, '#pragma once')
 assert plain.startswith('#pragma once') and 'SPDX' not in plain, plain

@@ -64,7 +64,13 @@ public:
     std::size_t in_use() const noexcept { return used_; }
     std::size_t peak() const noexcept { return peak_; }
     std::size_t failures() const noexcept { return failures_; }
-    /// Largest frame this pool has been asked for (fitting or not).
+    /// Largest frame this pool has been asked for: those it served or had
+    /// no free slot for, a frame too large for it when a use_frames scope
+    /// forced it, and, when no pool's slots fit a frame, that frame in the
+    /// largest pool (the one the error names). A pool passed over because
+    /// its slots are too small is not asked: up to slot_bytes(), this is
+    /// the largest frame the pool had to hold, which the report's
+    /// per-name lines cannot tell (one name, several frame sizes).
     std::size_t largest_request() const noexcept { return largest_; }
     bool owns(const void* p) const noexcept {
         auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -284,7 +290,7 @@ private:
             p = tried->try_allocate(n);
         } else {
             for (frame_pool_base* pool = frame_pool_base::first(); pool; pool = pool->next_) {
-                if (pool->slot_bytes_ < n) { pool->note_request(n); continue; }
+                if (pool->slot_bytes_ < n) continue;
                 if (!tried) fitting = pool;
                 tried = pool;
                 if ((p = pool->try_allocate(n))) break;
@@ -343,6 +349,7 @@ private:
         if (!p) {  // no pool has a slot this large: name the largest (if any)
             p = frame_pool_base::first();
             while (p && p->next_) p = p->next_;
+            if (p) p->note_request(n);  // the report shows the size refused
         }
         e.object = p ? p->name_ : "(none declared)";
         e.limit = 0;

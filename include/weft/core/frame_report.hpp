@@ -21,7 +21,8 @@ inline constexpr std::size_t report_name_chars = 96;
 
 namespace detail {
 // Appends `s` to `out` as the inside of a JSON string: '"' and '\\'
-// escaped, control characters left out, at most report_name_chars bytes.
+// escaped, control characters left out, at most report_name_chars bytes
+// (a longer name is cut between characters and ends with "...").
 inline std::size_t json_name(char* out, const char* s) noexcept {
     std::size_t n = 0;
     for (; *s; ++s) {
@@ -29,6 +30,12 @@ inline std::size_t json_name(char* out, const char* s) noexcept {
         if (static_cast<unsigned char>(c) < 0x20) continue;
         const std::size_t need = (c == '"' || c == '\\') ? 2 : 1;
         if (n + need > report_name_chars - 3) {
+            // Cut before a multi-byte UTF-8 character, not inside it: half
+            // of one makes the line invalid JSON (JSON text is UTF-8).
+            if ((static_cast<unsigned char>(c) & 0xC0) == 0x80) {
+                while (n > 0 && (static_cast<unsigned char>(out[n - 1]) & 0xC0) == 0x80) --n;
+                if (n > 0 && static_cast<unsigned char>(out[n - 1]) >= 0xC0) --n;
+            }
             out[n++] = '.', out[n++] = '.', out[n++] = '.';
             break;
         }
