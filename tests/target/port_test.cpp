@@ -7,6 +7,9 @@
 #include <weft/port/port.hpp>
 #include <weft_port/mps2.hpp>
 
+#include <cstdarg>
+#include <cstdio>
+
 namespace {
 
 namespace mps2 = weft::port::mps2;
@@ -208,6 +211,33 @@ WEFT_TARGET_TEST(critical_section, masks_interrupts_and_nests) {
     }
     WEFT_CHECK_EQ(soft_irq_count, 1u);
     WEFT_CHECK(!mps2::irq_pending(mps2::soft_irq0));
+}
+
+// The port's snprintf (src/format.cpp) replaces the C library's, so it
+// follows C11 7.21.6.1 where weft's format strings could meet it: an
+// explicit precision of 0 prints no digit for the value 0, and with a
+// precision the 0 flag is ignored (the precision gives the zeros). Both
+// printed "0" and "-0007" here before. (In this file: format_test.cpp is
+// another round's.)
+namespace {
+int format_v(char* buf, std::size_t cap, const char* f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    int n = std::vsnprintf(buf, cap, f, ap);
+    va_end(ap);
+    return n;
+}
+}  // namespace
+
+WEFT_TARGET_TEST(format, precision_zero_and_the_zero_flag_follow_c) {
+    char buf[48];
+    int n = format_v(buf, sizeof buf, "[%.0u|%.0d|%05.2d|%03.0x|%.0d]", 0u, 0, -7, 0u, 5);
+    const char want[] = "[||  -07|   |5]";
+    bool same = true;
+    for (std::size_t i = 0; i < sizeof want; ++i) same = same && buf[i] == want[i];
+    if (!same) weft::target_test::say("    got ", static_cast<const char*>(buf), "\n");
+    WEFT_CHECK(same);
+    WEFT_CHECK_EQ(n, 15);
 }
 
 WEFT_TARGET_TEST(port, target_name_names_the_core) {

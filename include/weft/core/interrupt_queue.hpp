@@ -101,8 +101,16 @@ public:
         while (irq_node* cur = draining_) {
             draining_ = cur->next;
             // release: a re-post from an ISR after this point is legal and
-            // must see that we are done reading cur->next.
-            cur->queued.store(false, std::memory_order_release);
+            // must see that we are done reading cur->next. Where posters
+            // run on other cores, an exchange: a post refused because cur
+            // was still queued does not post again, so the handler must
+            // see what that poster published, and a plain store lets the
+            // handler's loads pass it (store buffers, on x86 and Arm
+            // alike): its data would then wait for the next post. The
+            // exchange reads the refused post's `true` and acquires its
+            // writes. One core: the handler's loads follow in program order.
+            if constexpr (port::single_core) cur->queued.store(false, std::memory_order_release);
+            else (void)cur->queued.exchange(false, std::memory_order_acq_rel);
             cur->handler(cur);
             ++count;
         }

@@ -163,7 +163,13 @@ private:
             // use it; wait_masked sets it before arming or requeueing.
             if (ex->idle_now() && !ex->timer_armed()) return wait_masked(h, ctl, ex, out);  // (6m)
         }
-        ex_ = ex;
+        // Written only if it changes: every task that awaits the operation
+        // runs on this executor, and a second awaiter (refused with busy)
+        // would otherwise write it while a completer on another thread
+        // reads it, a data race. One core: a handler sees the one-word
+        // store before or after, the same pointer either way.
+        if constexpr (port::single_core) ex_ = ex;
+        else if (ex_ != ex) ex_ = ex;
         word s = idle;
         // acq_rel: publish ex_ to the completer, and see its value_ if
         // it completed between await_ready and here.

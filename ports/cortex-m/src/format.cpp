@@ -22,16 +22,19 @@ struct out {
     }
 };
 
+// precision < 0: none given.
 void put_number(out& o, unsigned long long v, unsigned base, bool upper, bool negative, unsigned width,
-                char pad, unsigned precision = 0) noexcept {
+                char pad, int precision = -1) noexcept {
     char digits[24];
     unsigned n = 0;
-    do {
+    // C: a precision of 0 prints no digit for 0.
+    if (v != 0 || precision != 0) do {
         unsigned d = unsigned(v % base);
         digits[n++] = char(d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10);
         v /= base;
     } while (v);
-    while (n < precision && n < sizeof digits) digits[n++] = '0';
+    while (int(n) < precision && n < sizeof digits) digits[n++] = '0';
+    if (precision >= 0) pad = ' ';  // C: with a precision the 0 flag is ignored
     unsigned total = n + (negative ? 1u : 0u);
     if (negative && pad == '0') o.put('-');
     for (; total < width; ++total) o.put(pad);
@@ -59,7 +62,6 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
         unsigned width = w < 0 ? 0u : unsigned(w);
         int precision = -1;  // none
         if (*fmt == '.') { ++fmt; precision = count(); }
-        unsigned digits = precision < 0 ? 0u : unsigned(precision);
         int longs = 0;
         bool size = false;
         for (;; ++fmt) {
@@ -87,12 +89,12 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
             case 'd': case 'i': {
                 long long v = longs >= 2 ? va_arg(ap, long long) : longs == 1 ? va_arg(ap, long) : va_arg(ap, int);
                 bool neg = v < 0;
-                put_number(o, neg ? 0ull - (unsigned long long)v : (unsigned long long)v, 10, false, neg, width, pad, digits);
+                put_number(o, neg ? 0ull - (unsigned long long)v : (unsigned long long)v, 10, false, neg, width, pad, precision);
                 break;
             }
-            case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad, digits); break;
-            case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad, digits); break;
-            case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad, digits); break;
+            case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad, precision); break;
+            case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad, precision); break;
+            case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad, precision); break;
             case 'p':
                 o.put('0'); o.put('x');
                 put_number(o, reinterpret_cast<std::uintptr_t>(va_arg(ap, void*)), 16, false, false, 0, ' ');
