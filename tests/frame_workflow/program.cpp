@@ -79,23 +79,19 @@ weft::task<int> read_i2c(int addr) {
 // larger frame (capture's); filter's smaller frames, the largest the small
 // pool serves, show only in that pool's largest_request.
 // Each array is read whole after the await, so that it is in the frame
-// with Clang too.
-constexpr auto filter = [](int id) -> weft::task<int> {
-    volatile char taps[128];
-    for (auto& c : taps) c = char(id);
+// with Clang too. One closure type per instantiation, all named
+// "operator()".
+template <std::size_t Bytes, int Tag>
+constexpr auto buffered = [](int id) -> weft::task<int> {
+    volatile char buf[Bytes];
+    for (auto& c : buf) c = char(id);
     co_await weft::sleep_for(1ms);
     int sum = 0;
-    for (auto& c : taps) sum += c;
-    co_return sum + 2;
+    for (auto& c : buf) sum += c;
+    co_return sum + Tag;
 };
-constexpr auto capture = [](int id) -> weft::task<int> {
-    volatile char raw[700];
-    for (auto& c : raw) c = char(id);
-    co_await weft::sleep_for(1ms);
-    int sum = 0;
-    for (auto& c : raw) sum += c;
-    co_return sum + 3;
-};
+constexpr auto& filter = buffered<128, 2>;
+constexpr auto& capture = buffered<700, 3>;
 
 int done = 0;
 int total = 0;

@@ -211,28 +211,17 @@ private:
                 t = w->m->owner_;
                 continue;
             }
+            // A lowered ready task goes to the front of its level, so
+            // children lowered first to last would end up reversed (the
+            // last one moved runs first): lowered last to first, children
+            // still queued from their start keep argument order
+            // (when_any's leftmost wins). Raised ones go to the back.
             if (const detail::task_group* g = detail::task_group::awaited_by(*t)) {
-                if (lowered) settle_last_to_first(*g);
-                else g->for_each_running_child([](task_control& k) { settle(&k); });
+                const auto settle_child = [](task_control& k) { settle(&k); };
+                if (lowered) g->for_each_running_child<true>(settle_child);
+                else g->for_each_running_child(settle_child);
             }
             return;
-        }
-    }
-
-    // A lowered ready task goes to the front of its level, so children
-    // lowered one after another would end up in reverse order: the last
-    // one moved runs first. Moved last to first, children still queued
-    // from their start keep argument order (when_any's leftmost wins).
-    // Quadratic in the children (at most 32), with no array on the stack:
-    // only a parent's loss of an inherited priority comes here.
-    static void settle_last_to_first(const detail::task_group& g) noexcept {
-        std::size_t n = 0;
-        g.for_each_running_child([&](task_control&) { ++n; });
-        while (n-- > 0) {
-            std::size_t i = 0;
-            g.for_each_running_child([&](task_control& k) {
-                if (i++ == n) settle(&k);
-            });
         }
     }
 

@@ -34,11 +34,14 @@ public:
     static const task_control* parent_of(const task_control& c) noexcept {
         return c.on_done_ == &child_done ? static_cast<const task_group*>(c.done_context_)->parent_ : nullptr;
     }
-    /// Calls f(task_control&) for each child that has not finished.
-    template <class F>
+    /// Calls f(task_control&) for each child that has not finished, in
+    /// argument order, or last to first when LastFirst.
+    template <bool LastFirst = false, class F>
     void for_each_running_child(F f) const noexcept {
-        for (std::size_t i = 0; i < count_; ++i)
+        for (std::size_t k = 0; k < count_; ++k) {
+            const std::size_t i = LastFirst ? count_ - 1 - k : k;
             if (children_[i] && !finished(i)) f(*children_[i]);
+        }
     }
 
 protected:
