@@ -107,7 +107,9 @@ public:
                 return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
             if (outcome == errc::cycle)
                 return error{errc::cycle, "join_handle", "join", 0, "a task joining itself would wait for ever"};
-            if (outcome != errc::ok) return error{outcome, "task", "join", 0, nullptr};
+            // Cancelled or bounded: named as the other outcomes are (the
+            // joined task has no name of its own).
+            if (outcome != errc::ok) return error{outcome, "join_handle", "join", 0, nullptr};
             // Woken by the task's end (the frame lives: a detach would have
             // made it `invalid`): no longer its joiner, even if the handle
             // was moved meanwhile.

@@ -22,7 +22,10 @@
 // read() and write() run on the executor. A driver reports its failures as
 // error values from read()/write() (e.g. "uart 'console': rx bytes lost,
 // FIFO full (limit 64)"); connect() records them, it never drops them
-// silently.
+// silently. A failed read() consumes the failure it reports (the next
+// read() gives the next value or the next failure): connect() reads
+// while readable() is above zero, so a driver that failed the same read
+// for ever without readable() falling would keep the executor there.
 //
 // Attached twice: an asynchronous driver has one node to post, so it
 // serves one connection at a time, and attach() of a driver already

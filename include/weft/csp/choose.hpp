@@ -7,8 +7,10 @@
 //
 // Fairness: when several branches are ready at sync time, choose polls them
 // starting at an index spread evenly over the branches (a Weyl sequence,
-// detail/sync_state.hpp), so each ready branch wins its share, whatever
-// other chooses the program runs in between.
+// detail/sync_state.hpp), so each ready branch wins its share over the
+// long run, whatever other chooses the program runs in between (over
+// short stretches, see docs/csp.md: a period of alternation near a
+// Fibonacci number repeats one start for hundreds of syncs).
 // choose_ordered polls in argument order (a priority select). Among blocked
 // partners, each channel serves its waiting offers in FIFO order.
 #include <weft/csp/event.hpp>

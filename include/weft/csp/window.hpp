@@ -13,8 +13,9 @@
 // a sync has closed its window, the sync ends with errc::timeout. Partners
 // skip an offer whose window closed even if its withdrawal timer has not
 // run yet, and a window whose opening timer runs late (at or after
-// `latest`, or an empty window) closes without polling, so no commit is
-// ever observed outside the window. An on_cancel() inside a window counts
+// `latest`, or an empty window, earliest >= latest, whose timer runs at
+// `latest`) closes without polling, so no commit is ever observed outside
+// the window. An on_cancel() inside a window counts
 // only for a cancellation at a time inside the window (the clock is read
 // when it comes): before or after, the sync ends with errc::cancelled, as
 // if it had no on_cancel() branch (or another on_cancel() of it commits).
@@ -63,10 +64,10 @@ public:
                 latest_ = later(now, before_);
             }
             inner_.bind(s, base);
-            inner_.limit(to_ns(latest_));
+            inner_.limit(end_ns());
         }
         void limit(std::uint64_t t) noexcept {
-            if (t < to_ns(latest_)) latest_ = from_ns(t);
+            if (t < end_ns()) latest_ = from_ns(t);
             inner_.limit(t);
         }
         bool poll(sync_state& s) noexcept {
@@ -83,7 +84,11 @@ public:
                 inner_.enqueue(s);
                 deadline_ns = to_ns(latest_);
             } else {
-                deadline_ns = to_ns(earliest_);
+                // An inverted window (earliest > latest, e.g. narrowed by an
+                // outer one) is empty: its timer runs at its end, where it
+                // closes without opening (1), as a sync started then would
+                // (3); armed at `earliest`, it kept the sync waiting past it.
+                deadline_ns = to_ns(earliest_ < latest_ ? earliest_ : latest_);
             }
             s.ctl->exec().arm(*this);
         }
@@ -104,6 +109,11 @@ public:
         result<value_type> take(sync_state& s) noexcept { return inner_.take(s); }
 
     private:
+        // The end as the unsigned nanoseconds offers and limits compare:
+        // an absolute end before the epoch is over at 0, where to_ns()
+        // would read it as the far future (and an outer window's end
+        // then replaced it in limit(), stretching a window that was over).
+        std::uint64_t end_ns() const noexcept { return due_ns(latest_); }
         void open() noexcept { state_ = state::open; }
         // Only the leaves still live count: a window nested in this one
         // may have closed already and taken its own off.

@@ -108,8 +108,12 @@ public:
         cancel_on_first_ = any;
         // A child without a frame points at the allocator's last error,
         // which the next failure anywhere overwrites before the group
-        // ends: kept here as it is now.
-        std::apply([this](auto&... t) { ((t ? void() : void(start_error_ = t.err())), ...); }, tasks_);
+        // ends: kept here as it is now. An empty child (default-built,
+        // moved from) points at a constant error instead, read in take():
+        // copied here too, it replaced a full pool's error given by
+        // another child, or was replaced by it.
+        std::apply([this](auto&... t) { ((allocation_failed(t) ? void(start_error_ = t.err()) : void()), ...); },
+                   tasks_);
     }
 
     bool await_ready() const noexcept { return false; }
@@ -135,14 +139,20 @@ protected:
     auto take() noexcept {
         using T = std::tuple_element_t<I, std::tuple<Ts...>>;
         auto& t = std::get<I>(tasks_);
-        if (!t) return awaited_t<T>{start_error_};
+        if (!t) return awaited_t<T>{allocation_failed(t) ? start_error_ : t.err()};
         if constexpr (std::is_void_v<T>) return awaited_t<T>{};
         else return awaited_t<T>{t.handle().promise().take()};
     }
 
+    // The task got no frame, and its error is the allocator's (changing) one.
+    template <class T>
+    static bool allocation_failed(const task<T>& t) noexcept {
+        return !t && &t.err() == &frame_allocator::last_error();
+    }
+
     std::tuple<task<Ts>...> tasks_;  // own the frames until the await ends
     task_control* slots_[sizeof...(Ts)] = {};
-    error start_error_{};  // why a child got no frame (the latest such failure)
+    error start_error_{};  // why a child's allocation failed (the latest such failure)
 
 private:
     template <std::size_t... I>
