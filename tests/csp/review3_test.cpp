@@ -7,10 +7,10 @@
 #include <weft/csp.hpp>
 
 #include <gtest/gtest.h>
+#include <support/scripted_drivers.hpp>
 #include <support/weft_test.hpp>
 
 #include <cstring>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -45,52 +45,8 @@ struct counted {
 
 std::string text(const error& e) { return e.message().c_str(); }
 
-// Output driver whose writability the test controls; posts its node when
-// it opens, as a transmitter's ISR would.
-struct gate_out {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
-    bool open_ = false;
-    std::vector<int> written;
-    bool is_synchronous() const noexcept { return false; }
-    void attach(executor& e, irq_node& n) noexcept {
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
-    std::size_t writable() const noexcept { return open_ ? 1 : 0; }
-    status write(int v) noexcept {
-        written.push_back(v);
-        return {};
-    }
-    void open() noexcept {
-        open_ = true;
-        if (node) (void)ex->post(*node);
-    }
-};
-
-// Input driver fed by the test; posts its node for each value.
-struct fifo_in {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
-    std::deque<int> q;
-    bool is_synchronous() const noexcept { return false; }
-    void attach(executor& e, irq_node& n) noexcept {
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
-    std::size_t readable() const noexcept { return q.size(); }
-    result<int> read() noexcept {
-        int v = q.front();
-        q.pop_front();
-        return v;
-    }
-    void push(int v) noexcept {
-        q.push_back(v);
-        if (node) (void)ex->post(*node);
-    }
-};
+using weft::test::fifo_in;
+using weft::test::gate_out;
 
 }  // namespace
 
