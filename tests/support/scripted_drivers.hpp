@@ -13,17 +13,24 @@
 
 namespace weft::test {
 
-struct gate_out {
+// What both share: the node connect() attaches, posted on each change.
+struct scripted_driver {
     executor* ex = nullptr;
     irq_node* node = nullptr;
-    bool open_ = false;
-    std::vector<int> written;
     bool is_synchronous() const noexcept { return false; }
     void attach(executor& e, irq_node& n) noexcept {
         ex = &e;
         node = &n;
     }
     void detach() noexcept { node = nullptr; }
+    void changed() noexcept {
+        if (node) (void)ex->post(*node);
+    }
+};
+
+struct gate_out : scripted_driver {
+    bool open_ = false;
+    std::vector<int> written;
     std::size_t writable() const noexcept { return open_ ? 1 : 0; }
     status write(int v) noexcept {
         written.push_back(v);
@@ -31,20 +38,12 @@ struct gate_out {
     }
     void open() noexcept {
         open_ = true;
-        if (node) (void)ex->post(*node);
+        changed();
     }
 };
 
-struct fifo_in {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
+struct fifo_in : scripted_driver {
     std::deque<int> q;
-    bool is_synchronous() const noexcept { return false; }
-    void attach(executor& e, irq_node& n) noexcept {
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
     std::size_t readable() const noexcept { return q.size(); }
     result<int> read() noexcept {
         int v = q.front();
@@ -53,7 +52,7 @@ struct fifo_in {
     }
     void push(int v) noexcept {
         q.push_back(v);
-        if (node) (void)ex->post(*node);
+        changed();
     }
 };
 

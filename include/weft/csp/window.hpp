@@ -31,6 +31,7 @@
 #include <weft/core/time.hpp>
 #include <weft/csp/event.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace weft::csp {
@@ -88,7 +89,7 @@ public:
                 // outer one) is empty: its timer runs at its end, where it
                 // closes without opening (1), as a sync started then would
                 // (3); armed at `earliest`, it kept the sync waiting past it.
-                deadline_ns = to_ns(earliest_ < latest_ ? earliest_ : latest_);
+                deadline_ns = to_ns(std::min(earliest_, latest_));
             }
             s.ctl->exec().arm(*this);
         }
