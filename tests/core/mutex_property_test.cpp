@@ -24,14 +24,6 @@
 using namespace weft;
 
 namespace {
-// Reads the task's control block without suspending.
-struct self_ctl {
-    task_control* c = nullptr;
-    bool await_ready() const noexcept { return false; }
-    template <class P>
-    bool await_suspend(std::coroutine_handle<P> h) noexcept { c = &h.promise().control(); return false; }
-    task_control* await_resume() const noexcept { return c; }
-};
 
 constexpr int NT = 8, NM = 4;
 struct model_task {
@@ -166,7 +158,7 @@ task<> group_step(world& w, model_task& me, int depth) {
 }
 
 task<> body(world& w, model_task& me, int steps, bool allow_groups, int depth = 0) {
-    me.ctl = co_await self_ctl{};
+    me.ctl = co_await test::running_control{};
     me.alive = true;
     w.running = &me;
     for (int i = 0; i < steps && !w.failed; ++i) {

@@ -161,18 +161,6 @@ auto on(world& w, int cx, int cy, F f) {
     return on(w, cx, [&](auto& x) { return on(w, cy, [&](auto& y) { return f(x, y); }); });
 }
 
-// The running task's control block (for executor::reprioritise).
-struct control_of {
-    task_control* c = nullptr;
-    bool await_ready() const noexcept { return false; }
-    template <class P>
-    bool await_suspend(std::coroutine_handle<P> h) noexcept {
-        c = &h.promise().control();
-        return false;
-    }
-    task_control* await_resume() const noexcept { return c; }
-};
-
 // --- the steps; if/else rather than `?:` around co_await (GCC 12 bug, docs/csp.md)
 
 template <class C>
@@ -405,7 +393,7 @@ inline task<step> one_step(world& w, int id, msg m) {
 priority agent_level(world& w) { return priority(1 + w.rnd(3)); }
 
 task<> agent(world& w, int id, int steps) {
-    w.ctl[id] = co_await control_of{};
+    w.ctl[id] = co_await test::running_control{};
     int seq = 0;
     for (int i = 0; i < steps; ++i) {
         // Reorder the executor: this agent and another one (ready, blocked

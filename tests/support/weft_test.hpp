@@ -20,6 +20,19 @@ inline executor_config virtual_clock(const char* name = "test") {
     return executor_config{name, clock_mode::virtual_};
 }
 
+/// `co_await test::running_control{}`: the running task's control block,
+/// without suspending (for reprioritise(), cancel() of oneself, checks).
+struct running_control {
+    task_control* c = nullptr;
+    bool await_ready() const noexcept { return false; }
+    template <class P>
+    bool await_suspend(std::coroutine_handle<P> h) noexcept {
+        c = &h.promise().control();
+        return false;
+    }
+    task_control* await_resume() const noexcept { return c; }
+};
+
 /// Milliseconds since the executor's epoch, for readable expectations.
 inline std::int64_t ms(const executor& ex) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(ex.now().time_since_epoch()).count();

@@ -39,6 +39,7 @@ struct until_cancelled_operation : detail::wait_node {
     template <class P>
     bool await_suspend(std::coroutine_handle<P> h) noexcept {
         ctl = &h.promise().control();
+        outcome = errc::cancelled;  // not an earlier await's timeout
         if (ctl->cancel_requested()) return false;
         abort = [](detail::wait_node* w, errc why) noexcept {
             auto* self = static_cast<until_cancelled_operation*>(w);

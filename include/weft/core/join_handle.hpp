@@ -100,20 +100,27 @@ public:
             return true;
         }
         awaited_t<T> await_resume() noexcept {
+            // Taken as they are read, so that the awaiter awaited again (a
+            // bound retried in a loop, a second `co_await j`) starts afresh:
+            // an earlier timeout is not reported again, and the task an
+            // earlier join joined, whose frame that join freed, is not
+            // written to.
+            const errc why = std::exchange(outcome, errc::ok);
+            task_control* const joined = std::exchange(target, nullptr);
             // Outcomes first: a handle detached during the join may be gone.
-            if (outcome == errc::busy)
+            if (why == errc::busy)
                 return error{errc::busy, "join_handle", "join", 1, "already joined by another task"};
-            if (outcome == errc::invalid)
+            if (why == errc::invalid)
                 return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
-            if (outcome == errc::cycle)
+            if (why == errc::cycle)
                 return error{errc::cycle, "join_handle", "join", 0, "a task joining itself would wait for ever"};
             // Cancelled or bounded: named as the other outcomes are (the
             // joined task has no name of its own).
-            if (outcome != errc::ok) return error{outcome, "join_handle", "join", 0, nullptr};
+            if (why != errc::ok) return error{why, "join_handle", "join", 0, nullptr};
             // Woken by the task's end (the frame lives: a detach would have
             // made it `invalid`): no longer its joiner, even if the handle
             // was moved meanwhile.
-            if (target) target->done_context_ = nullptr;
+            if (joined) joined->done_context_ = nullptr;
             if (!self->h_) return error{errc::invalid, "join_handle", "(empty)", 0, "nothing to join"};
             if constexpr (std::is_void_v<T>) {
                 self->detach();

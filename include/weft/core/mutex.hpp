@@ -89,11 +89,16 @@ public:
             ctl = &h.promise().control();
             return m->acquire_or_wait(*this, h);
         }
-        status await_resume() const noexcept {
-            if (outcome == errc::cycle)
+        // The reason is taken (take_status): awaited again after a
+        // timeout, the awaiter reports a later hand-over as one, and the
+        // task knows it holds the lock.
+        status await_resume() noexcept {
+            if (outcome == errc::cycle) {
+                outcome = errc::ok;
                 return error{errc::cycle, "mutex", m->held_name, 0,
                              "would deadlock (held by the caller or by a task waiting for it)"};
-            return status_for("mutex", m->held_name);
+            }
+            return take_status("mutex", m->held_name);
         }
         static void on_abort(detail::wait_node* n, errc why) noexcept {
             auto* self = static_cast<lock_operation*>(n);

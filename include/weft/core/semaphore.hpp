@@ -69,9 +69,7 @@ public:
         // A granted wait does not read the semaphore: the unit is handed
         // over and the waiter unlinked, so a one-shot signal may be gone by
         // now (destroyed by the releasing task before the waiter resumed).
-        status await_resume() const noexcept {
-            return outcome == errc::ok ? status{} : status_for("semaphore", sem->name_);
-        }
+        status await_resume() noexcept { return take_status("semaphore", sem->name_); }
     };
     /// Awaitable: ok with a unit held; cancelled / timeout without one.
     acquire_operation acquire() noexcept {

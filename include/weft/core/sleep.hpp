@@ -13,6 +13,7 @@
 
 #include <coroutine>
 #include <cstdint>
+#include <utility>
 
 namespace weft {
 
@@ -52,8 +53,10 @@ public:
         return true;
     }
     // A code alone ("cancelled"): naming the sleep costs every timer an
-    // instruction on the board, and a sleep has no name to give.
-    status await_resume() const noexcept { return status{outcome_}; }
+    // instruction on the board, and a sleep has no name to give. Cleared
+    // as it is read, so that the awaiter awaited again (a bound retried in
+    // a loop) reports that await's outcome, not an earlier timeout.
+    status await_resume() noexcept { return status{std::exchange(outcome_, errc::ok)}; }
 
 private:
     static void on_fire(detail::timer_node* n) noexcept {

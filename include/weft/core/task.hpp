@@ -139,6 +139,11 @@ public:
     // A pointer to the error, not a copy: this awaiter lives in the
     // awaiting frame, and 20 bytes copied there on every co_await of a
     // task would be paid by every caller for the rare failure.
+    // It owns the child's frame, taken from the task: `co_await
+    // std::move(t)` spends `t` as spawn, when_all and with_timeout do, so
+    // that a second await of it is refused ("nothing to run") instead of
+    // resuming a coroutine that has ended, and the frame goes back to its
+    // pool when the await ends, not when `t` goes out of scope.
     struct task_operation {
         // with_timeout bounds the task itself, never this awaiter: its
         // await_suspend returns a handle where transfers are tail calls
@@ -148,6 +153,12 @@ public:
         static constexpr bool awaits_a_task = true;
         handle_type child;
         const error* fail;  // when child is empty: why
+        task_operation(handle_type c, const error* f) noexcept : child(c), fail(f) {}
+        task_operation(task_operation&& o) noexcept : child(std::exchange(o.child, {})), fail(o.fail) {}
+        task_operation& operator=(task_operation&&) = delete;
+        ~task_operation() {
+            if (child) child.destroy();
+        }
         bool await_ready() const noexcept { return !child; }
         template <class P>
         auto await_suspend(std::coroutine_handle<P> parent) noexcept {
@@ -174,8 +185,10 @@ public:
             else return child.promise().take();
         }
     };
-    /// Runs the task to completion inside the awaiting task.
-    task_operation operator co_await() && noexcept { return {h_, error_}; }
+    /// Runs the task to completion inside the awaiting task. Spends it:
+    /// `t` is empty afterwards (a second await yields "task '(empty)':
+    /// nothing to run"), and its frame is freed when the await ends.
+    task_operation operator co_await() && noexcept { return {std::exchange(h_, {}), error_}; }
 
     /// Gives up ownership (spawn).
     handle_type release() noexcept { return std::exchange(h_, {}); }

@@ -23,7 +23,9 @@ public:
     /// Each element is the child's awaited_t<T> (its value or the error
     /// that kept it from starting).
     std::tuple<awaited_t<Ts>...> await_resume() noexcept {
-        return collect(std::index_sequence_for<Ts...>{});
+        std::tuple<awaited_t<Ts>...> r = collect(std::index_sequence_for<Ts...>{});
+        this->spend();
+        return r;
     }
 
 private:

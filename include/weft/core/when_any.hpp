@@ -37,6 +37,7 @@ public:
     when_any_result<Ts...> await_resume() noexcept {
         when_any_result<Ts...> r{this->winner(), {}, this->outcome()};
         fill(r, std::index_sequence_for<Ts...>{});
+        this->spend();
         return r;
     }
 

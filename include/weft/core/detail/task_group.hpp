@@ -11,6 +11,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace weft::detail {
@@ -83,8 +84,8 @@ protected:
             if (g->cancel_on_first_) g->cancel_children();
         }
         if (--g->remaining_ == 0) g->parent_->wake();
-        // The frame stays alive: the awaiter takes its value, then the
-        // owning task<> object frees it.
+        // The frame stays alive: the awaiter takes its value, then frees
+        // it (spend()).
     }
     static void on_abort(wait_node* w, errc why) noexcept {
         auto* g = static_cast<task_group*>(w);
@@ -144,13 +145,26 @@ protected:
         else return awaited_t<T>{t.handle().promise().take()};
     }
 
+    // After the results are taken (each await_resume): frees the
+    // children's frames and leaves the group as if new, with empty tasks.
+    // Awaited again (a bound retried in a loop), it starts nothing and
+    // yields "task '(empty)': nothing to run" for each child, instead of
+    // resuming coroutines that have ended.
+    void spend() noexcept {
+        std::apply([](auto&... t) { ((t = std::remove_reference_t<decltype(t)>{}), ...); }, tasks_);
+        for (task_control*& c : slots_) c = nullptr;
+        done_mask_ = 0;
+        winner_ = none;
+        outcome_ = errc::ok;
+    }
+
     // The task got no frame, and its error is the allocator's (changing) one.
     template <class T>
     static bool allocation_failed(const task<T>& t) noexcept {
         return !t && &t.err() == &frame_allocator::last_error();
     }
 
-    std::tuple<task<Ts>...> tasks_;  // own the frames until the await ends
+    std::tuple<task<Ts>...> tasks_;  // own the frames until the results are taken
     task_control* slots_[sizeof...(Ts)] = {};
     error start_error_{};  // why a child's allocation failed (the latest such failure)
 

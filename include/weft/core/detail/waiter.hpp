@@ -9,6 +9,7 @@
 #include <weft/core/task_control.hpp>
 
 #include <coroutine>
+#include <utility>
 
 namespace weft::detail {
 
@@ -35,10 +36,12 @@ struct queued_waiter : list_node, wait_node {
         return enqueue_unless(h, q, [] { return false; });
     }
     /// What the await yields: ok, or why it ended early (cancelled,
-    /// timeout), naming the object waited on.
-    status status_for(const char* kind, const char* name) const noexcept {
+    /// timeout), naming the object waited on. Takes the reason, so that
+    /// the awaiter awaited again (a bound retried in a loop) reports that
+    /// await's outcome, not an earlier timeout.
+    status take_status(const char* kind, const char* name) noexcept {
         if (outcome == errc::ok) return {};
-        return error{outcome, kind, name, 0, nullptr};
+        return error{std::exchange(outcome, errc::ok), kind, name, 0, nullptr};
     }
     /// Grants the wait (called by the object being waited on).
     void grant() noexcept { ctl->wake(); }
