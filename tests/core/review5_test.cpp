@@ -297,3 +297,18 @@ TEST(review5, a_group_awaited_again_starts_nothing_and_says_its_tasks_are_spent)
     EXPECT_EQ(*bounded, 5);
     EXPECT_TRUE(test::failed_with(bounded2, errc::invalid, "task '(empty)': nothing to run"));
 }
+
+// An object built with nullptr for its name: formatting its error read
+// through the null pointer (a crash where a message was the point). A
+// null name or kind now reads as an empty one.
+TEST(review5, an_object_named_nullptr_gets_a_message_not_a_crash) {
+    executor ex{test::virtual_clock()};
+    semaphore sem{nullptr, 0, 1};
+    status s;
+    auto taker = [&]() -> task<> { s = co_await with_timeout(sem.acquire(), 1ms); };
+    auto h = ex.spawn(taker());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(test::failed_with(s, errc::timeout, "semaphore: timeout"));
+    EXPECT_STREQ((error{errc::full, nullptr, nullptr, 4, nullptr}.message().c_str()), "full (limit 4)");
+}

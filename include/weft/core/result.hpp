@@ -77,17 +77,23 @@ struct error {
     /// "channel 'uart_rx': full (limit 8)" style message; "sleep:
     /// cancelled" for an error of an unnamed object, "timeout" for a code
     /// alone.
+    /// A null name or kind (an object built with nullptr for its name)
+    /// reads as an empty one.
     error_text message() const noexcept {
         error_text t{};
         const char* what = detail ? detail : to_string(code);
-        int n = *object ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", kind, object, what)
-                : *kind ? std::snprintf(t.text, sizeof t.text, "%s: %s", kind, what)
-                        : std::snprintf(t.text, sizeof t.text, "%s", what);
+        const char* k = or_empty(kind);
+        const char* o = or_empty(object);
+        int n = *o ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", k, o, what)
+                : *k ? std::snprintf(t.text, sizeof t.text, "%s: %s", k, what)
+                     : std::snprintf(t.text, sizeof t.text, "%s", what);
         if (limit != 0 && n > 0 && std::size_t(n) < sizeof t.text)
             std::snprintf(t.text + n, sizeof t.text - std::size_t(n), " (limit %zu)", limit);
         return t;
     }
     constexpr explicit operator bool() const noexcept { return code != errc::ok; }
+
+    static constexpr const char* or_empty(const char* s) noexcept { return s ? s : ""; }
 };
 
 /// The error of a success (code ok, no names): what err() returns when
@@ -103,8 +109,10 @@ namespace detail {
     char text[160];
     bounded_text t{text, sizeof text};
     t.put("weft: ").put(context);
-    if (*e.object) t.put(e.kind).put(" '").put(e.object).put("': ");
-    else if (*e.kind) t.put(e.kind).put(": ");
+    const char* kind = error::or_empty(e.kind);
+    const char* object = error::or_empty(e.object);
+    if (*object) t.put(kind).put(" '").put(object).put("': ");
+    else if (*kind) t.put(kind).put(": ");
     t.put(e.detail ? e.detail : to_string(e.code));
     if (e.limit != 0) t.put(" (limit ").put_decimal(e.limit).put(")");
     port::fatal(text);
