@@ -50,6 +50,16 @@ struct event_base {
     sync_operation<Derived> operator co_await() && noexcept {
         return sync_operation<Derived>{std::move(static_cast<Derived&>(*this))};
     }
+    /// An event is a value (CML): one kept in a variable may be
+    /// synchronised on again and again (`auto ev = choose(...); for (;;)
+    /// co_await ev;`). Each sync works on a copy, so the event, a value
+    /// to send included, stays as it was. Events whose parts cannot be
+    /// copied are synchronised once, as rvalues.
+    sync_operation<Derived> operator co_await() const& noexcept
+        requires std::is_copy_constructible_v<Derived>
+    {
+        return sync_operation<Derived>{Derived(static_cast<const Derived&>(*this))};
+    }
 };
 
 template <class E>
@@ -119,9 +129,15 @@ private:
 
 /// Explicit form of `co_await e`; also makes an event usable with the
 /// core's with_timeout (`co_await with_timeout(sync(recv(ch)), 5ms)`).
-template <event E>
+/// An lvalue is copied (the event stays as it was, as with `co_await e`).
+template <class E>
+    requires event<std::remove_cvref_t<E>>
 sync_operation<std::remove_cvref_t<E>> sync(E&& e) noexcept {
-    return sync_operation<std::remove_cvref_t<E>>{std::move(e)};
+    using event_type = std::remove_cvref_t<E>;
+    if constexpr (std::is_rvalue_reference_v<E&&> && !std::is_const_v<std::remove_reference_t<E>>)
+        return sync_operation<event_type>{std::move(e)};
+    else
+        return sync_operation<event_type>{event_type(e)};
 }
 
 }  // namespace weft::csp

@@ -25,6 +25,9 @@ public:
     /// The value stays in this event, which outlives the co_await (a
     /// temporary lives to the end of its full-expression).
     send_operation<T, N> operator co_await() && noexcept { return send_operation<T, N>{*this}; }
+    /// An event kept in a variable keeps its value: each sync sends a
+    /// copy, by the general protocol (event_base).
+    using event_base<send_event>::operator co_await;
 
     /// Per-sync state; the offer points at the value stored here.
     class operation {
