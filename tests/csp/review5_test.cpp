@@ -123,3 +123,47 @@ TEST(csp_review5, a_send_event_kept_in_a_variable_sends_its_value_each_time) {
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(got, (std::vector<std::string>{"a value long enough to live on the heap", "a value long enough to live on the heap"}));
 }
+
+// Combinators take events kept in variables too (copies; they failed to
+// compile), so an event is built from named parts and synced in a loop,
+// its parts unchanged and usable on their own.
+TEST(csp_review5, combinators_take_events_kept_in_variables_and_leave_them_usable) {
+    executor ex{test::virtual_clock()};
+    channel<int> a{"a"}, b{"b"};
+    std::vector<int> got;
+    auto receiver = [&]() -> task<> {
+        auto from_a = recv(a);
+        auto from_b = wrap(recv(b), [](int v) { return 10 * v; });
+        auto quiet = wrap(timeout(5ms), [] { return 0; });
+        auto either = choose(from_a, from_b, quiet);
+        auto ordered = choose_ordered(from_b, from_a);
+        auto early = within(from_a, 0ms, 1ms);
+        for (int i = 0; i < 3; ++i) {
+            auto r = co_await either;  // a at 1 ms, b at 2 ms, quiet at 7 ms
+            got.push_back(r ? *r : -1);
+        }
+        auto r = co_await ordered;  // a at 8 ms
+        got.push_back(r ? *r : -1);
+        auto w = co_await early;  // nothing on a by 9 ms
+        got.push_back(w ? *w : -int(w.code()));
+        auto v = co_await from_b;  // b at 10 ms
+        got.push_back(v ? *v : -1);
+    };
+    auto sender = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        EXPECT_TRUE(co_await send(a, 1));
+        co_await sleep_for(1ms);
+        EXPECT_TRUE(co_await send(b, 2));
+        co_await sleep_for(6ms);
+        EXPECT_TRUE(co_await send(a, 3));
+        co_await sleep_for(2ms);
+        EXPECT_TRUE(co_await send(b, 4));
+    };
+    use_frames s{review5_frames};
+    auto x = ex.spawn(receiver());
+    auto y = ex.spawn(sender());
+    ASSERT_TRUE(x && y);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, (std::vector<int>{1, 20, 0, 3, -int(errc::timeout), 40}));
+    EXPECT_EQ(test::ms(ex), 10);
+}

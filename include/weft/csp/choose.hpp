@@ -134,14 +134,15 @@ private:
 };
 
 /// Selective communication over `es`, fair among ready branches. Does not allocate.
-template <event... Es>
+/// Events kept in variables are copied (detail::event_value).
+template <event_ref... Es>
 choose_event<true, std::remove_cvref_t<Es>...> choose(Es&&... es) noexcept {
-    return choose_event<true, std::remove_cvref_t<Es>...>{std::move(es)...};
+    return choose_event<true, std::remove_cvref_t<Es>...>{detail::event_value(std::forward<Es>(es))...};
 }
 /// Like choose, but ready branches are tried in argument order (priority).
-template <event... Es>
+template <event_ref... Es>
 choose_event<false, std::remove_cvref_t<Es>...> choose_ordered(Es&&... es) noexcept {
-    return choose_event<false, std::remove_cvref_t<Es>...>{std::move(es)...};
+    return choose_event<false, std::remove_cvref_t<Es>...>{detail::event_value(std::forward<Es>(es))...};
 }
 
 }  // namespace weft::csp

@@ -65,6 +65,20 @@ struct event_base {
 template <class E>
 concept event = requires { typename E::operation; E::operation::leaves; };
 
+/// An event, or a reference to one: what sync and the combinators accept.
+template <class E>
+concept event_ref = event<std::remove_cvref_t<E>>;
+
+namespace detail {
+/// The event a sync or a combinator keeps: a temporary is moved, one the
+/// caller keeps in a variable is copied, so that it stays as it was and
+/// can be used again (events are values).
+template <event_ref E>
+std::remove_cvref_t<E> event_value(E&& e) noexcept {
+    return std::remove_cvref_t<E>(std::forward<E>(e));
+}
+}  // namespace detail
+
 template <class E>
 using event_value_t = typename E::operation::value_type;
 
@@ -129,15 +143,11 @@ private:
 
 /// Explicit form of `co_await e`; also makes an event usable with the
 /// core's with_timeout (`co_await with_timeout(sync(recv(ch)), 5ms)`).
-/// An lvalue is copied (the event stays as it was, as with `co_await e`).
-template <class E>
-    requires event<std::remove_cvref_t<E>>
+/// An event kept in a variable is copied (it stays as it was, as with
+/// `co_await e`).
+template <event_ref E>
 sync_operation<std::remove_cvref_t<E>> sync(E&& e) noexcept {
-    using event_type = std::remove_cvref_t<E>;
-    if constexpr (std::is_rvalue_reference_v<E&&> && !std::is_const_v<std::remove_reference_t<E>>)
-        return sync_operation<event_type>{std::move(e)};
-    else
-        return sync_operation<event_type>{event_type(e)};
+    return sync_operation<std::remove_cvref_t<E>>{detail::event_value(std::forward<E>(e))};
 }
 
 }  // namespace weft::csp

@@ -164,15 +164,15 @@ private:
 };
 
 /// e, allowed to commit only in [earliest, latest). Does not allocate.
-template <event E>
+template <event_ref E>
 window_event<std::remove_cvref_t<E>> window(E&& e, time_point earliest, time_point latest) noexcept {
-    return {std::move(e), false, {}, {}, earliest, latest};
+    return {detail::event_value(std::forward<E>(e)), false, {}, {}, earliest, latest};
 }
 /// e, allowed to commit only in [start + after, start + before), where
 /// start is the moment the sync begins. Does not allocate.
-template <event E>
+template <event_ref E>
 window_event<std::remove_cvref_t<E>> within(E&& e, duration after, duration before) noexcept {
-    return {std::move(e), true, bounded_delay(after), bounded_delay(before), {}, {}};
+    return {detail::event_value(std::forward<E>(e)), true, bounded_delay(after), bounded_delay(before), {}, {}};
 }
 
 }  // namespace weft::csp

@@ -69,9 +69,9 @@ private:
 };
 
 /// The event "e, then f on its value". Does not allocate (f is stored).
-template <event E, class F>
+template <event_ref E, class F>
 wrap_event<std::remove_cvref_t<E>, std::decay_t<F>> wrap(E&& e, F&& f) noexcept {
-    return {std::move(e), std::forward<F>(f)};
+    return {detail::event_value(std::forward<E>(e)), std::forward<F>(f)};
 }
 
 }  // namespace weft::csp
