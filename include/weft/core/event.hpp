@@ -36,7 +36,10 @@ public:
         // A granted wait does not read the event: set() has unlinked every
         // waiter, so the event may be gone by now (a one-shot event in the
         // setter's frame), as a condition variable may once it notified.
-        status await_resume() noexcept { return take_status("event", ev->name_); }
+        status await_resume() noexcept {
+            if (outcome == errc::ok) return {};  // before ev is read
+            return take_status("event", ev->name_);
+        }
     };
     /// Awaitable: ok once set; cancelled / timeout if aborted.
     wait_operation wait() noexcept {

@@ -69,7 +69,10 @@ public:
         // A granted wait does not read the semaphore: the unit is handed
         // over and the waiter unlinked, so a one-shot signal may be gone by
         // now (destroyed by the releasing task before the waiter resumed).
-        status await_resume() noexcept { return take_status("semaphore", sem->name_); }
+        status await_resume() noexcept {
+            if (outcome == errc::ok) return {};  // before sem is read
+            return take_status("semaphore", sem->name_);
+        }
     };
     /// Awaitable: ok with a unit held; cancelled / timeout without one.
     acquire_operation acquire() noexcept {

@@ -38,7 +38,8 @@ struct queued_waiter : list_node, wait_node {
     /// What the await yields: ok, or why it ended early (cancelled,
     /// timeout), naming the object waited on. Takes the reason, so that
     /// the awaiter awaited again (a bound retried in a loop) reports that
-    /// await's outcome, not an earlier timeout.
+    /// await's outcome, not an earlier timeout. Test `outcome` first where
+    /// a granted wait must not read the object (it may be gone).
     status take_status(const char* kind, const char* name) noexcept {
         if (outcome == errc::ok) return {};
         return error{std::exchange(outcome, errc::ok), kind, name, 0, nullptr};
