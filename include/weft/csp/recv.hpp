@@ -20,9 +20,8 @@ public:
 
     /// `co_await recv(ch)` alone: the direct awaiter below, which gives the
     /// same outcomes as sync(recv(ch)) without the choice machinery.
-    recv_operation<T, N> operator co_await() && noexcept { return recv_operation<T, N>{*ch_}; }
-    /// The same for an event kept in a variable (it holds nothing to use up).
-    recv_operation<T, N> operator co_await() const& noexcept { return recv_operation<T, N>{*ch_}; }
+    /// Also for an event kept in a variable: it holds nothing to use up.
+    recv_operation<T, N> operator co_await() const noexcept { return recv_operation<T, N>{*ch_}; }
 
     /// Per-sync state; a sender moves its value into slot_.
     class operation {
