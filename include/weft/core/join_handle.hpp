@@ -7,7 +7,7 @@
 //   auto v = co_await h->join();               // result<int>
 //
 // Dropping a handle detaches the task: its frame is freed when it finishes.
-#include <weft/core/detail/wait_node.hpp>
+#include <weft/core/detail/wait_graph.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/task.hpp>
 
@@ -17,14 +17,6 @@
 namespace weft {
 
 namespace detail {
-enum : std::uint8_t { join_finished = 1, join_detached = 2 };
-
-struct join_wait : wait_node {
-    task_control* joiner = nullptr;
-    task_control* target = nullptr;
-    errc outcome = errc::ok;
-};
-
 // on_done_ of every spawned task (transition 6 of task_control).
 inline void spawned_done(task_control* c, std::coroutine_handle<> root) noexcept {
     c->executor_->task_finished();
@@ -84,10 +76,13 @@ public:
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
             target = &self->ctl();
-            // A task (or a coroutine it awaits) joining its own handle
-            // would wait for its own end: refused, as a mutex refuses a
-            // lock that would deadlock.
-            if (target == &me) { outcome = errc::cycle; return false; }
+            // Joining its own handle (from a coroutine it awaits too), or
+            // a task that waits, through joins and when_all / when_any
+            // children, for the joiner, would wait for ever: refused, as a
+            // mutex refuses a lock that would deadlock. Locks are not
+            // followed here (mutex.hpp does follow joins): that would link
+            // the mutex into every program that joins.
+            if (detail::wait_reaches(target, me)) { outcome = errc::cycle; return false; }
             // One waiter slot per task: a second joiner would silently take
             // the first one's wake-up and leave it blocked for ever, or,
             // once the task has finished and woken the first, its value.
@@ -95,7 +90,7 @@ public:
             if (self->done()) return false;
             joiner = &me;
             target->done_context_ = static_cast<detail::join_wait*>(this);
-            abort = &abort_join;
+            abort = &detail::join_wait::on_abort;
             me.park(h, this);
             return true;
         }
@@ -113,7 +108,8 @@ public:
             if (why == errc::invalid)
                 return error{errc::invalid, "join_handle", "join", 0, "detached while being joined"};
             if (why == errc::cycle)
-                return error{errc::cycle, "join_handle", "join", 0, "a task joining itself would wait for ever"};
+                return error{errc::cycle, "join_handle", "join", 0,
+                             "would deadlock (the joined task is the caller or waits for it)"};
             // Cancelled or bounded: named as the other outcomes are (the
             // joined task has no name of its own).
             if (why != errc::ok) return error{why, "join_handle", "join", 0, nullptr};
@@ -130,12 +126,6 @@ public:
                 self->detach();  // finished: frees the frame now
                 return r;
             }
-        }
-        static void abort_join(detail::wait_node* w, errc why) noexcept {
-            auto* op = static_cast<join_operation*>(w);
-            op->target->done_context_ = nullptr;
-            op->outcome = why;
-            op->joiner->wake();
         }
     };
     /// Waits for the task to finish; yields its value (or `cancelled` if

@@ -18,6 +18,7 @@
 // The scheduler does not preempt: an owner that drops its priority in
 // unlock() runs on until its next await. Executor thread only.
 #include <weft/core/detail/task_group.hpp>
+#include <weft/core/detail/wait_graph.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/executor.hpp>
 #include <weft/core/result.hpp>
@@ -166,23 +167,14 @@ private:
         return w && w->abort == &lock_operation::on_abort ? static_cast<lock_operation*>(w) : nullptr;
     }
 
-    // Whether `o` is `c` or waits, through locks' owners and groups'
-    // children, for `c`: then `c` waiting for `o` would deadlock. The
-    // wait-for graph has no cycle (every wait that would close one is
-    // refused), so this ends; it recurses only into groups' children.
+    // Whether `o` is `c` or waits, through locks' owners, joined tasks and
+    // groups' children, for `c`: then `c` waiting for `o` would deadlock
+    // (detail/wait_graph.hpp).
     static bool reaches(const task_control* o, const task_control& c) noexcept {
-        while (o) {
-            if (o == &c) return true;
-            if (const lock_operation* w = waiting_for(*o)) {
-                o = w->m->owner_;
-                continue;
-            }
-            bool found = false;
-            if (const detail::task_group* g = detail::task_group::awaited_by(*o))
-                g->for_each_running_child([&](const task_control& k) { found = found || reaches(&k, c); });
-            return found;
-        }
-        return false;
+        return detail::wait_reaches(o, c, [](const task_control& t) -> const task_control* {
+            const lock_operation* w = waiting_for(t);
+            return w ? w->m->owner_ : nullptr;
+        });
     }
 
     // The priority `t` should run at: its own, the highest waiter's of any
