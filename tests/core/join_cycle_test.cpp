@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Joins that would deadlock: a join closing a cycle of joins (of any
-// length, or through a when_all child) is refused with errc::cycle at
-// once, and a lock is refused when its owner waits, through joins, for
-// the locker. The tasks outside the cycle are unaffected and every task
-// ends (run() completes rather than stalls).
+// Waits that would deadlock: a join or a lock that would close a cycle
+// of joins, when_all children and locks' owners (of any length, in any
+// mix) is refused with errc::cycle at once. The tasks outside the cycle
+// are unaffected and every task ends (run() completes, not stalls).
 #include <weft/core/mutex.hpp>
 #include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
@@ -128,4 +127,32 @@ TEST(join_cycle, a_lock_whose_owner_joins_the_locker) {
     EXPECT_EQ(text(b_got), "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
     EXPECT_TRUE(a_done);
     EXPECT_FALSE(bus.locked());
+}
+
+// b waits for the bus a holds; a joining b would wait for its own
+// unlock: the join follows the lock to its owner and refuses.
+TEST(join_cycle, a_join_of_a_task_waiting_for_the_joiners_lock) {
+    executor ex{test::virtual_clock()};
+    mutex bus{"bus"};
+    std::optional<result<join_handle<void>>> b;
+    status a_got;
+    bool b_done = false;
+    auto a_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await bus.lock());
+        co_await sleep_for(1ms);  // b is blocked on the bus by now
+        a_got = co_await (*b)->join();
+        bus.unlock();
+    };
+    auto b_body = [&]() -> task<> {
+        EXPECT_TRUE(co_await bus.lock());
+        bus.unlock();
+        b_done = true;
+    };
+    auto a = ex.spawn(a_body());
+    b.emplace(ex.spawn(b_body()));
+    ASSERT_TRUE(a && *b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(a_got.code(), errc::cycle);
+    EXPECT_EQ(text(a_got), "join_handle 'join': would deadlock (the joined task is the caller or waits for it)");
+    EXPECT_TRUE(b_done);
 }

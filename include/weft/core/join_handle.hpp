@@ -77,11 +77,9 @@ public:
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
             target = &self->ctl();
             // Joining its own handle (from a coroutine it awaits too), or
-            // a task that waits, through joins and when_all / when_any
-            // children, for the joiner, would wait for ever: refused, as a
-            // mutex refuses a lock that would deadlock. Locks are not
-            // followed here (mutex.hpp does follow joins): that would link
-            // the mutex into every program that joins.
+            // a task that waits, through joins, when_all / when_any
+            // children and locks' owners, for the joiner, would wait for
+            // ever: refused, as a mutex refuses a lock that would deadlock.
             if (detail::wait_reaches(target, me)) { outcome = errc::cycle; return false; }
             // One waiter slot per task: a second joiner would silently take
             // the first one's wake-up and leave it blocked for ever, or,

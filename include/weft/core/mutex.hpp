@@ -44,7 +44,10 @@ namespace detail {
 // that no longer exists.
 class mutex : detail::lock_link, detail::held_lock {
 public:
-    explicit mutex(const char* name = "mutex") noexcept { held_name = name; }
+    explicit mutex(const char* name = "mutex") noexcept {
+        held_name = name;
+        detail::lock_owner_edge.store(&owner_waited_for, std::memory_order_relaxed);
+    }
     mutex(const mutex&) = delete;
     mutex& operator=(const mutex&) = delete;
 
@@ -131,7 +134,7 @@ private:
             take(c);
             return false;
         }
-        if (reaches(owner_, c)) {
+        if (detail::wait_reaches(owner_, c)) {  // the owner waits for c
             op.outcome = errc::cycle;
             return false;
         }
@@ -167,14 +170,10 @@ private:
         return w && w->abort == &lock_operation::on_abort ? static_cast<lock_operation*>(w) : nullptr;
     }
 
-    // Whether `o` is `c` or waits, through locks' owners, joined tasks and
-    // groups' children, for `c`: then `c` waiting for `o` would deadlock
-    // (detail/wait_graph.hpp).
-    static bool reaches(const task_control* o, const task_control& c) noexcept {
-        return detail::wait_reaches(o, c, [](const task_control& t) -> const task_control* {
-            const lock_operation* w = waiting_for(t);
-            return w ? w->m->owner_ : nullptr;
-        });
+    // The wait-for graph's lock edge (detail/wait_graph.hpp).
+    static const task_control* owner_waited_for(const task_control& t) noexcept {
+        const lock_operation* w = waiting_for(t);
+        return w ? w->m->owner_ : nullptr;
     }
 
     // The priority `t` should run at: its own, the highest waiter's of any

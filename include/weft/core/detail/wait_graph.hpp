@@ -10,6 +10,7 @@
 #include <weft/core/detail/wait_node.hpp>
 #include <weft/core/task_control.hpp>
 
+#include <atomic>
 #include <cstdint>
 
 namespace weft::detail {
@@ -40,21 +41,24 @@ struct join_wait : wait_node {
     }
 };
 
-/// No edge besides joins and groups (a join's own check: see
-/// join_handle.hpp for why locks are not followed there).
-struct no_extra_edge {
-    const task_control* operator()(const task_control&) const noexcept { return nullptr; }
-};
+/// The lock edge: the owner of the mutex `t` waits for, or nullptr. Set
+/// by every mutex's constructor, so that a program without a mutex does
+/// not link the mutex code into its joins; a lock wait needs a mutex, so
+/// the edge is there before the first task can wait for a lock. Atomic:
+/// hosts may construct mutexes on several threads (all store the same).
+using wait_edge = const task_control* (*)(const task_control&) noexcept;
+inline std::atomic<wait_edge> lock_owner_edge{nullptr};
 
-/// Whether `o` is `c` or waits, through the graph's edges (`extra`: one
-/// more kind, the task `t` waits for or nullptr), for `c`: then `c`
-/// waiting for `o` would deadlock. The graph has no cycle (every wait that
-/// would close one is refused), so this ends; it recurses only into
-/// groups' children. (`Group` is task_group: a parameter so that the name
-/// is looked up where this is used, after task_group.hpp, which includes
-/// task.hpp, which includes this through join_handle.hpp.)
-template <class Extra = no_extra_edge, class Group = task_group>
-bool wait_reaches(const task_control* o, const task_control& c, Extra extra = {}) noexcept {
+/// Whether `o` is `c` or waits, through joined tasks, groups' children
+/// and locks' owners, for `c`: then `c` waiting for `o` would deadlock.
+/// The graph has no cycle (every wait that would close one is refused),
+/// so this ends; it recurses only into groups' children. (`Group` is
+/// task_group: a parameter so that the name is looked up where this is
+/// used, after task_group.hpp, which includes task.hpp, which includes
+/// this through join_handle.hpp.)
+template <class Group = task_group>
+bool wait_reaches(const task_control* o, const task_control& c) noexcept {
+    const wait_edge lock_edge = lock_owner_edge.load(std::memory_order_relaxed);
     while (o) {
         if (o == &c) return true;
         if (const join_wait* j = join_wait::awaited_by(*o)) {
@@ -63,11 +67,10 @@ bool wait_reaches(const task_control* o, const task_control& c, Extra extra = {}
         }
         if (const Group* g = Group::awaited_by(*o)) {
             bool found = false;
-            g->for_each_running_child(
-                [&](const task_control& k) { found = found || wait_reaches<Extra, Group>(&k, c, extra); });
+            g->for_each_running_child([&](const task_control& k) { found = found || wait_reaches<Group>(&k, c); });
             return found;
         }
-        o = extra(*o);
+        o = lock_edge ? lock_edge(*o) : nullptr;
     }
     return false;
 }
