@@ -38,9 +38,13 @@ public:
 
     join_handle() noexcept = default;
     explicit join_handle(handle_type h) noexcept : h_(h) {}
-    join_handle(join_handle&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+    join_handle(join_handle&& o) noexcept : h_(std::exchange(o.h_, {})) { follow_join(); }
     join_handle& operator=(join_handle&& o) noexcept {
-        if (this != &o) { detach(); h_ = std::exchange(o.h_, {}); }
+        if (this != &o) {
+            detach();
+            h_ = std::exchange(o.h_, {});
+            follow_join();
+        }
         return *this;
     }
     ~join_handle() { detach(); }
@@ -69,10 +73,11 @@ public:
     }
 
     struct join_operation : detail::join_wait {
-        join_handle* self;
-        bool await_ready() const noexcept { return !self->h_; }
+        join_handle* self() const noexcept { return static_cast<join_handle*>(handle); }
+        bool await_ready() const noexcept { return !self()->h_; }
         template <class P>
         bool await_suspend(std::coroutine_handle<P> h) noexcept {
+            join_handle* const self = this->self();
             task_control& me = h.promise().control();
             if (me.cancel_requested()) { outcome = errc::cancelled; return false; }
             target = &self->ctl();
@@ -100,6 +105,7 @@ public:
             // written to.
             const errc why = std::exchange(outcome, errc::ok);
             task_control* const joined = std::exchange(target, nullptr);
+            join_handle* const self = this->self();
             // Outcomes first: a handle detached during the join may be gone.
             if (why == errc::busy)
                 return error{errc::busy, "join_handle", "join", 1, "already joined by another task"};
@@ -132,11 +138,18 @@ public:
     /// the handle is detached or destroyed meanwhile).
     join_operation join() noexcept {
         join_operation op{};
-        op.self = this;
+        op.handle = this;
         return op;
     }
 
 private:
+    // A join waiting for this task reads the handle when it resumes: a
+    // handle moved meanwhile (the old one then destroyed) is the one it
+    // must read, and take the value from.
+    void follow_join() noexcept {
+        if (!h_) return;
+        if (auto* w = static_cast<detail::join_wait*>(ctl().done_context_)) w->handle = this;
+    }
     task_control& ctl() const noexcept { return h_.promise().own_; }
     handle_type h_;
 };

@@ -25,6 +25,7 @@ enum : std::uint8_t { join_finished = 1, join_detached = 2 };
 struct join_wait : wait_node {
     task_control* joiner = nullptr;
     task_control* target = nullptr;
+    void* handle = nullptr;  // the join_handle joined; follows it when it moves
     errc outcome = errc::ok;
 
     /// The join `t` is blocked in, if it is blocked in one.

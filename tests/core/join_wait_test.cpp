@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Waits that would deadlock: a join or a lock that would close a cycle
-// of joins, when_all children and locks' owners (of any length, in any
-// mix) is refused with errc::cycle at once. The tasks outside the cycle
-// are unaffected and every task ends (run() completes, not stalls).
+// Joins of spawned tasks. A join or a lock that would close a cycle of
+// joins, when_all children and locks' owners (of any length, in any mix)
+// is refused with errc::cycle at once; the tasks outside the cycle are
+// unaffected and every task ends (run() completes, not stalls). A join
+// follows its handle when the handle is moved while it waits.
 #include <weft/core/mutex.hpp>
 #include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
@@ -25,7 +26,7 @@ std::string text(const status& s) { return s ? "ok" : s.err().message().c_str();
 
 // a joins b and blocks; b then joins a: b's join is refused, b ends, and
 // a's join gets b's value.
-TEST(join_cycle, two_tasks_joining_each_other) {
+TEST(join_wait, two_tasks_joining_each_other) {
     executor ex{test::virtual_clock()};
     std::optional<result<join_handle<int>>> a, b;
     int a_got = 0;
@@ -52,7 +53,7 @@ TEST(join_cycle, two_tasks_joining_each_other) {
 
 // a -> b -> c blocked in joins; c joining a closes the cycle and is
 // refused. A join that closes none (d joining a, which waits for b) waits.
-TEST(join_cycle, a_longer_cycle_is_refused_and_a_chain_is_not) {
+TEST(join_wait, a_longer_cycle_is_refused_and_a_chain_is_not) {
     executor ex{test::virtual_clock()};
     std::optional<result<join_handle<int>>> a, b, c;
     status c_got;
@@ -86,7 +87,7 @@ TEST(join_cycle, a_longer_cycle_is_refused_and_a_chain_is_not) {
 
 // A parent waiting in when_all for its child: the child joining the
 // parent's handle would wait for its own parent.
-TEST(join_cycle, a_when_all_child_joining_its_waiting_parent) {
+TEST(join_wait, a_when_all_child_joining_its_waiting_parent) {
     executor ex{test::virtual_clock()};
     std::optional<result<join_handle<void>>> p;
     status child_got;
@@ -102,7 +103,7 @@ TEST(join_cycle, a_when_all_child_joining_its_waiting_parent) {
 
 // a holds the bus and joins b; b locking the bus would wait for a, which
 // waits for b: the mutex follows the join and refuses, b ends, a goes on.
-TEST(join_cycle, a_lock_whose_owner_joins_the_locker) {
+TEST(join_wait, a_lock_whose_owner_joins_the_locker) {
     executor ex{test::virtual_clock()};
     mutex bus{"bus"};
     std::optional<result<join_handle<void>>> b;
@@ -131,7 +132,7 @@ TEST(join_cycle, a_lock_whose_owner_joins_the_locker) {
 
 // b waits for the bus a holds; a joining b would wait for its own
 // unlock: the join follows the lock to its owner and refuses.
-TEST(join_cycle, a_join_of_a_task_waiting_for_the_joiners_lock) {
+TEST(join_wait, a_join_of_a_task_waiting_for_the_joiners_lock) {
     executor ex{test::virtual_clock()};
     mutex bus{"bus"};
     std::optional<result<join_handle<void>>> b;
@@ -155,4 +156,69 @@ TEST(join_cycle, a_join_of_a_task_waiting_for_the_joiners_lock) {
     EXPECT_EQ(a_got.code(), errc::cycle);
     EXPECT_EQ(text(a_got), "join_handle 'join': would deadlock (the joined task is the caller or waits for it)");
     EXPECT_TRUE(b_done);
+}
+
+// A handle moved while a join waits on it, the old one destroyed: the join
+// follows the move and takes the value from the new handle (before, it
+// read the destroyed one and reported "nothing to join").
+TEST(join_wait, a_handle_moved_during_the_join_is_followed) {
+    executor ex{test::virtual_clock()};
+    std::optional<join_handle<int>> first, second;
+    int got = 0;
+    auto worker = []() -> task<int> {
+        co_await sleep_for(2ms);
+        co_return 42;
+    };
+    auto w = ex.spawn(worker());
+    ASSERT_TRUE(w);
+    first.emplace(std::move(*w));
+    auto joiner = [&]() -> task<> {
+        auto r = co_await first->join();
+        got = r ? *r : -1;
+    };
+    auto mover = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        second.emplace(std::move(*first));  // move-constructed
+        first.reset();
+        join_handle<int> third;
+        third = std::move(*second);  // and move-assigned
+        second.emplace(std::move(third));
+    };
+    auto j = ex.spawn(joiner());
+    auto m = ex.spawn(mover());
+    ASSERT_TRUE(j && m);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 42);
+    EXPECT_FALSE(second->done());  // the join consumed it (and freed the frame)
+}
+
+// Moved during the join, and the new handle dropped: the task is detached
+// and the join ends with `invalid`, as for the original handle dropped.
+TEST(join_wait, a_moved_handle_dropped_during_the_join_ends_it) {
+    executor ex{test::virtual_clock()};
+    std::optional<join_handle<int>> first;
+    status got;
+    bool worker_done = false;
+    auto worker = [&]() -> task<int> {
+        co_await sleep_for(2ms);
+        worker_done = true;
+        co_return 42;
+    };
+    auto w = ex.spawn(worker());
+    ASSERT_TRUE(w);
+    first.emplace(std::move(*w));
+    auto joiner = [&]() -> task<> {
+        auto r = co_await first->join();
+        got = r ? status{} : status{r.err()};
+    };
+    auto mover = [&]() -> task<> {
+        co_await sleep_for(1ms);
+        join_handle<int> moved{std::move(*first)};
+    };
+    auto j = ex.spawn(joiner());
+    auto m = ex.spawn(mover());
+    ASSERT_TRUE(j && m);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(text(got), "join_handle 'join': detached while being joined");
+    EXPECT_TRUE(worker_done);
 }
