@@ -6,7 +6,10 @@
 // at its own priority raised to its waiters' and its parent's, that every
 // hand-off goes to the highest-priority, oldest waiter, that `cycle` is
 // reported exactly when the model predicts a deadlock, and that no ready
-// task outranks the one that just resumed.
+// task outranks the one that just resumed. With joins, tasks also join
+// each other (plain or bounded): a join's and a lock's `cycle` are
+// predicted through joins, locks and groups together, and a join's
+// `busy` / `invalid` (handle already joined) as well.
 #include <weft/core/mutex.hpp>
 #include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
@@ -35,6 +38,7 @@ struct model_task {
     bool alive = false;
     model_task* parent = nullptr;  // when_all child
     bool in_group = false;
+    model_task* joining = nullptr;  // the task it is joining
 };
 struct world {
     std::mt19937 rng;
@@ -43,6 +47,11 @@ struct world {
     std::uint64_t arrivals = 0;
     bool failed = false;
     bool cancels = false;
+    bool joins = false;
+    model_task* tops = nullptr;          // the NT spawned tasks
+    join_handle<void>* handles = nullptr;  // and their handles
+    model_task* joiner_of[NT] = {};
+    bool joined[NT] = {};  // a join took it: the handle is empty
     int seed = 0;
     int rnd(int n) { return int(rng() % unsigned(n)); }
     model_task* owner_of(int m) {
@@ -53,6 +62,7 @@ struct world {
         while (o) {
             if (o == c) return true;
             if (o->waiting_on >= 0 && o->ctl->current_wait()) { o = owner_of(o->waiting_on); continue; }
+            if (o->joining && o->ctl->current_wait()) { o = o->joining; continue; }
             if (o->in_group) {
                 for (auto* k : all) if (k->alive && k->parent == o && reaches(k, c)) return true;
             }
@@ -139,6 +149,47 @@ task<> lock_step(world& w, model_task& me) {
     w.check("after lock");
 }
 
+task<> join_step(world& w, model_task& me) {
+    const int j = w.rnd(NT);
+    model_task* t = &w.tops[j];
+    // The runtime's order: an empty handle, then the joiner's own
+    // cancellation, a cycle, another joiner, and only then the wait.
+    const bool empty = w.joined[j];
+    const bool cancelled_before = me.ctl->cancel_requested();
+    const bool cyc = !empty && !cancelled_before && w.reaches(t, &me);
+    // Another joiner parked is `busy`. One woken but not resumed yet is
+    // still registered if the task's end woke it, not if a bound or a
+    // cancel did: either outcome is right then.
+    model_task* const prev = w.joiner_of[j];
+    const bool busy = !empty && !cancelled_before && !cyc && prev && prev->ctl->current_wait();
+    const bool maybe_busy = prev && !busy;
+    const bool waits = !empty && !cancelled_before && !cyc && !busy;
+    if (waits) {
+        me.joining = t;
+        w.joiner_of[j] = &me;
+    }
+    status s;
+    if (w.rnd(2)) s = co_await with_timeout(w.handles[j].join(), std::chrono::microseconds(10 * w.rnd(30)));
+    else s = co_await w.handles[j].join();
+    w.resumed(me);
+    me.joining = nullptr;
+    if (waits && w.joiner_of[j] == &me) w.joiner_of[j] = s.code() == errc::busy ? prev : nullptr;
+    if (s) w.joined[j] = true;
+    const errc got = s.code();
+    bool right;
+    if (empty) right = got == errc::invalid;
+    else if (cancelled_before) right = got == errc::cancelled;
+    else if (cyc) right = got == errc::cycle;
+    else if (busy) right = got == errc::busy;
+    else right = got == errc::ok || got == errc::timeout || got == errc::cancelled || (maybe_busy && got == errc::busy);
+    if (!right) {
+        ADD_FAILURE() << "seed " << w.seed << ": join gave " << to_string(got) << ", model: empty " << empty
+                      << " cancelled " << cancelled_before << " cycle " << cyc << " busy " << busy;
+        w.failed = true;
+    }
+    w.check("after join");
+}
+
 task<> group_step(world& w, model_task& me, int depth) {
     model_task k1, k2;
     k1.base = k2.base = me.base;
@@ -171,6 +222,8 @@ task<> body(world& w, model_task& me, int steps, bool allow_groups, int depth = 
             co_await lock_step(w, me);
         } else if (a < 9) {
             if (!me.held.empty()) w.unlock(me, me.held[w.rnd(int(me.held.size()))]);
+        } else if (w.joins && w.rnd(2)) {
+            co_await join_step(w, me);
         } else if (allow_groups && w.rnd(3)) {
             co_await group_step(w, me, depth);
         } else if (w.cancels) {
@@ -188,14 +241,17 @@ task<> child_body(world& w, model_task& me, model_task&, int steps, int depth) {
     co_await body(w, me, steps, depth < 2, depth);
 }
 
-void run_seed(int seed, bool groups, bool cancels = false) {
+void run_seed(int seed, bool groups, bool cancels = false, bool joins = false) {
     world w;
     w.cancels = cancels;
+    w.joins = joins;
     w.seed = seed;
     w.rng.seed(unsigned(seed));
     executor ex{test::virtual_clock()};
     model_task ts[NT];
     join_handle<void> hs[NT];
+    w.tops = ts;
+    w.handles = hs;
     for (int i = 0; i < NT; ++i) {
         ts[i].base = w.rnd(5);
         w.all.push_back(&ts[i]);
@@ -226,6 +282,12 @@ TEST(mutex_property, with_children_and_cancellation) {
 TEST(mutex_property, with_children) {
     for (int s = 0; s < 5000; ++s) {
         run_seed(s, true);
+        if (HasFailure()) break;
+    }
+}
+TEST(mutex_property, with_joins_children_and_cancellation) {
+    for (int s = 0; s < 5000; ++s) {
+        run_seed(s, true, true, true);
         if (HasFailure()) break;
     }
 }
