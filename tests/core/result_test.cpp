@@ -30,6 +30,10 @@ TEST(status, error_code_alone_has_empty_names) {
     EXPECT_STREQ(s.err().message().c_str(), "cancelled");
     status unnamed{error{errc::cancelled, "sleep", "", 0, nullptr}};
     EXPECT_STREQ(unnamed.err().message().c_str(), "sleep: cancelled");
+    // A name without a kind (an object built with a null or empty kind)
+    // starts with the name, not with a space.
+    status kindless{error{errc::full, nullptr, "rx", 4, nullptr}};
+    EXPECT_STREQ(kindless.err().message().c_str(), "'rx': full (limit 4)");
 }
 
 TEST(status, full_error_survives_copies) {
@@ -47,6 +51,10 @@ static int value_of_a_full_channel_error() {
     result<int> r{error{errc::full, "channel", "uart_rx", 8, nullptr}};
     return *r;
 }
+static int value_of_a_kindless_error() {
+    result<int> r{error{errc::full, "", "rx", 4, nullptr}};
+    return *r;
+}
 static int value_of_a_bare_code() {
     result<int> r{errc::timeout};
     return r.value();
@@ -56,4 +64,5 @@ TEST(result, value_of_an_error_stops_the_program_naming_the_error) {
     EXPECT_DEATH((void)value_of_a_full_channel_error(),
                  "result::value\\(\\) on an error: channel 'uart_rx': full \\(limit 8\\)");
     EXPECT_DEATH((void)value_of_a_bare_code(), "result::value\\(\\) on an error: timeout");
+    EXPECT_DEATH((void)value_of_a_kindless_error(), "result::value\\(\\) on an error: 'rx': full \\(limit 4\\)");
 }

@@ -167,7 +167,9 @@ result<join_handle<T>> executor::spawn(task<T>&& t, unsigned p) noexcept {
     c.resume_point_ = h;
     task_started();
     schedule(c);
-    return join_handle<T>{h};
+    // Built in place: no move of the handle (a move looks for a join to
+    // redirect, code a program that never moves its handles need not have).
+    return result<join_handle<T>>{std::in_place, h};
 }
 
 }  // namespace weft

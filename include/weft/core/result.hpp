@@ -78,15 +78,16 @@ struct error {
     /// cancelled" for an error of an unnamed object, "timeout" for a code
     /// alone.
     /// A null name or kind (an object built with nullptr for its name)
-    /// reads as an empty one.
+    /// reads as an empty one; a name without a kind reads "'rx': full".
     error_text message() const noexcept {
         error_text t{};
         const char* what = detail ? detail : to_string(code);
         const char* k = or_empty(kind);
         const char* o = or_empty(object);
-        int n = *o ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", k, o, what)
-                : *k ? std::snprintf(t.text, sizeof t.text, "%s: %s", k, what)
-                     : std::snprintf(t.text, sizeof t.text, "%s", what);
+        int n = *o && *k ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", k, o, what)
+                : *o     ? std::snprintf(t.text, sizeof t.text, "'%s': %s", o, what)
+                : *k     ? std::snprintf(t.text, sizeof t.text, "%s: %s", k, what)
+                         : std::snprintf(t.text, sizeof t.text, "%s", what);
         if (limit != 0 && n > 0 && std::size_t(n) < sizeof t.text)
             std::snprintf(t.text + n, sizeof t.text - std::size_t(n), " (limit %zu)", limit);
         return t;
@@ -111,7 +112,8 @@ namespace detail {
     t.put("weft: ").put(context);
     const char* kind = error::or_empty(e.kind);
     const char* object = error::or_empty(e.object);
-    if (*object) t.put(kind).put(" '").put(object).put("': ");
+    // Without a kind the name comes first: the quote without its space.
+    if (*object) t.put(kind).put(&" '"[*kind ? 0 : 1]).put(object).put("': ");
     else if (*kind) t.put(kind).put(": ");
     t.put(e.detail ? e.detail : to_string(e.code));
     if (e.limit != 0) t.put(" (limit ").put_decimal(e.limit).put(")");
