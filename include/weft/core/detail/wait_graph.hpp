@@ -2,8 +2,8 @@
 #pragma once
 // The wait-for graph between tasks, for refusing a wait that would
 // deadlock: a task waits for another when it joins it, when it waits in
-// when_all / when_any for its children, and (mutex.hpp adds this edge)
-// when it waits for a lock, for the lock's owner. A join or a lock that
+// when_all / when_any for its children, and when it waits for a lock, for
+// the lock's owner (an edge the mutex registers). A join or a lock that
 // would close a cycle ends at once with errc::cycle instead of blocking
 // for ever. Nothing is stored for this: the edges are read from the wait
 // node each blocked task already has.
