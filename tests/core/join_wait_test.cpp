@@ -101,22 +101,23 @@ TEST(join_wait, a_when_all_child_joining_its_waiting_parent) {
     EXPECT_EQ(child_got.code(), errc::cycle);
 }
 
-// a holds the bus and joins b; b locking the bus would wait for a, which
-// waits for b: the mutex follows the join and refuses, b ends, a goes on.
-TEST(join_wait, a_lock_whose_owner_joins_the_locker) {
+// a holds the bus and joins b; b locks the bus. Whichever of the two waits
+// comes second would close the cycle a -> b -> a and is refused: b's lock
+// (the mutex follows a's join to b) or a's join (the join follows b's
+// lock to its owner, a). The other wait then ends normally.
+void mixed_cycle(bool b_waits_first) {
     executor ex{test::virtual_clock()};
     mutex bus{"bus"};
     std::optional<result<join_handle<void>>> b;
-    status b_got;
-    bool a_done = false;
+    status a_got, b_got;
     auto a_body = [&]() -> task<> {
         EXPECT_TRUE(co_await bus.lock());
-        EXPECT_TRUE(co_await (*b)->join());
+        if (b_waits_first) co_await sleep_for(1ms);
+        a_got = co_await (*b)->join();
         bus.unlock();
-        a_done = true;
     };
     auto b_body = [&]() -> task<> {
-        co_await sleep_for(1ms);
+        if (!b_waits_first) co_await sleep_for(1ms);
         b_got = co_await bus.lock();
         if (b_got) bus.unlock();
     };
@@ -124,80 +125,29 @@ TEST(join_wait, a_lock_whose_owner_joins_the_locker) {
     b.emplace(ex.spawn(b_body()));
     ASSERT_TRUE(a && *b);
     EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(b_got.code(), errc::cycle);
-    EXPECT_EQ(text(b_got), "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
-    EXPECT_TRUE(a_done);
+    const status& refused = b_waits_first ? a_got : b_got;
+    const status& granted = b_waits_first ? b_got : a_got;
+    EXPECT_EQ(refused.code(), errc::cycle);
+    EXPECT_EQ(text(refused), b_waits_first
+                                 ? "join_handle 'join': would deadlock (the joined task is the caller or waits for it)"
+                                 : "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
+    EXPECT_TRUE(granted);
     EXPECT_FALSE(bus.locked());
 }
 
-// b waits for the bus a holds; a joining b would wait for its own
-// unlock: the join follows the lock to its owner and refuses.
-TEST(join_wait, a_join_of_a_task_waiting_for_the_joiners_lock) {
-    executor ex{test::virtual_clock()};
-    mutex bus{"bus"};
-    std::optional<result<join_handle<void>>> b;
-    status a_got;
-    bool b_done = false;
-    auto a_body = [&]() -> task<> {
-        EXPECT_TRUE(co_await bus.lock());
-        co_await sleep_for(1ms);  // b is blocked on the bus by now
-        a_got = co_await (*b)->join();
-        bus.unlock();
-    };
-    auto b_body = [&]() -> task<> {
-        EXPECT_TRUE(co_await bus.lock());
-        bus.unlock();
-        b_done = true;
-    };
-    auto a = ex.spawn(a_body());
-    b.emplace(ex.spawn(b_body()));
-    ASSERT_TRUE(a && *b);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(a_got.code(), errc::cycle);
-    EXPECT_EQ(text(a_got), "join_handle 'join': would deadlock (the joined task is the caller or waits for it)");
-    EXPECT_TRUE(b_done);
-}
+TEST(join_wait, a_lock_whose_owner_joins_the_locker) { mixed_cycle(false); }
+TEST(join_wait, a_join_of_a_task_waiting_for_the_joiners_lock) { mixed_cycle(true); }
 
-// A handle moved while a join waits on it, the old one destroyed: the join
-// follows the move and takes the value from the new handle (before, it
-// read the destroyed one and reported "nothing to join").
-TEST(join_wait, a_handle_moved_during_the_join_is_followed) {
+// A handle moved while a join waits on it, the old one destroyed. Kept
+// (`keep`): the join follows the moves and takes the value from the new
+// handle (before, it read the destroyed one: "nothing to join"). Dropped:
+// the task is detached and the join ends with `invalid`, as for the
+// original handle dropped; the task still runs to its end.
+void moved_during_join(bool keep) {
     executor ex{test::virtual_clock()};
     std::optional<join_handle<int>> first, second;
-    int got = 0;
-    auto worker = []() -> task<int> {
-        co_await sleep_for(2ms);
-        co_return 42;
-    };
-    auto w = ex.spawn(worker());
-    ASSERT_TRUE(w);
-    first.emplace(std::move(*w));
-    auto joiner = [&]() -> task<> {
-        auto r = co_await first->join();
-        got = r ? *r : -1;
-    };
-    auto mover = [&]() -> task<> {
-        co_await sleep_for(1ms);
-        second.emplace(std::move(*first));  // move-constructed
-        first.reset();
-        join_handle<int> third;
-        third = std::move(*second);  // and move-assigned
-        second.emplace(std::move(third));
-    };
-    auto j = ex.spawn(joiner());
-    auto m = ex.spawn(mover());
-    ASSERT_TRUE(j && m);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(got, 42);
-    EXPECT_FALSE(second->done());  // the join consumed it (and freed the frame)
-}
-
-// Moved during the join, and the new handle dropped: the task is detached
-// and the join ends with `invalid`, as for the original handle dropped.
-TEST(join_wait, a_moved_handle_dropped_during_the_join_ends_it) {
-    executor ex{test::virtual_clock()};
-    std::optional<join_handle<int>> first;
     status got;
+    int value = 0;
     bool worker_done = false;
     auto worker = [&]() -> task<int> {
         co_await sleep_for(2ms);
@@ -210,15 +160,30 @@ TEST(join_wait, a_moved_handle_dropped_during_the_join_ends_it) {
     auto joiner = [&]() -> task<> {
         auto r = co_await first->join();
         got = r ? status{} : status{r.err()};
+        if (r) value = *r;
     };
     auto mover = [&]() -> task<> {
         co_await sleep_for(1ms);
-        join_handle<int> moved{std::move(*first)};
+        second.emplace(std::move(*first));  // move-constructed
+        first.reset();
+        join_handle<int> third;
+        third = std::move(*second);  // and move-assigned
+        if (keep) second.emplace(std::move(third));
+        else second.reset();  // `third` is dropped at the end of this scope
     };
     auto j = ex.spawn(joiner());
     auto m = ex.spawn(mover());
     ASSERT_TRUE(j && m);
     EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(text(got), "join_handle 'join': detached while being joined");
     EXPECT_TRUE(worker_done);
+    if (keep) {
+        EXPECT_TRUE(got);
+        EXPECT_EQ(value, 42);
+        EXPECT_FALSE(second->done());  // the join consumed it (and freed the frame)
+    } else {
+        EXPECT_EQ(text(got), "join_handle 'join': detached while being joined");
+    }
 }
+
+TEST(join_wait, a_handle_moved_during_the_join_is_followed) { moved_during_join(true); }
+TEST(join_wait, a_moved_handle_dropped_during_the_join_ends_it) { moved_during_join(false); }
