@@ -138,12 +138,7 @@ TEST(review5, until_cancelled_retried_after_its_timeout_reports_the_cancel) {
     };
     auto a = ex.spawn(waiter());
     ASSERT_TRUE(a);
-    auto canceller = [&]() -> task<> {
-        co_await sleep_for(3ms);
-        a->cancel();
-    };
-    auto b = ex.spawn(canceller());
-    ASSERT_TRUE(b);
+    test::cancel_after(ex, *a, 3ms);
     EXPECT_EQ(ex.run(), run_outcome::completed);
     EXPECT_EQ(first.code(), errc::timeout);
     EXPECT_EQ(second.code(), errc::cancelled);

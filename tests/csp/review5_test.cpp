@@ -24,6 +24,17 @@ frame_pool<4096, 8> review5_frames{"csp_review5"};
 
 std::string text(const error& e) { return e.message().c_str(); }
 
+// Runs a receiver and a sender (coroutine lambdas, which outlive their
+// tasks) with frames from this file's pool, until both have finished.
+template <class R, class S>
+void run_both(executor& ex, R& receiver, S& sender) {
+    use_frames s{review5_frames};
+    auto a = ex.spawn(receiver());
+    auto b = ex.spawn(sender());
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+}
+
 }  // namespace
 
 TEST(csp_review5, one_receive_event_synchronised_again_takes_each_value) {
@@ -43,11 +54,7 @@ TEST(csp_review5, one_receive_event_synchronised_again_takes_each_value) {
             EXPECT_TRUE(co_await send(ch, i));
         }
     };
-    use_frames s{review5_frames};
-    auto a = ex.spawn(receiver());
-    auto b = ex.spawn(sender());
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_NO_FATAL_FAILURE(run_both(ex, receiver, sender));
     EXPECT_EQ(got, (std::vector<int>{1, 2, 3}));
 }
 
@@ -68,11 +75,7 @@ TEST(csp_review5, one_choose_with_a_timeout_synchronised_again_reports_each_sync
         co_await sleep_for(3ms);             // second sync times out at 3 ms
         EXPECT_TRUE(co_await send(ch, 2));   // 4 ms: third sync
     };
-    use_frames s{review5_frames};
-    auto a = ex.spawn(receiver());
-    auto b = ex.spawn(sender());
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_NO_FATAL_FAILURE(run_both(ex, receiver, sender));
     EXPECT_EQ(got, (std::vector<int>{1, 0, 2, 0}));
     EXPECT_EQ(test::ms(ex), 6);
 }
@@ -92,11 +95,7 @@ TEST(csp_review5, one_bounded_receive_synchronised_again_after_its_timeout_takes
         co_await sleep_for(3ms);
         EXPECT_TRUE(co_await send(ch, 5));
     };
-    use_frames s{review5_frames};
-    auto a = ex.spawn(receiver());
-    auto b = ex.spawn(sender());
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_NO_FATAL_FAILURE(run_both(ex, receiver, sender));
     ASSERT_EQ(got.size(), 2u);
     EXPECT_EQ(got[1], "5");
 }
@@ -116,11 +115,7 @@ TEST(csp_review5, a_send_event_kept_in_a_variable_sends_its_value_each_time) {
             got.push_back(r ? *r : text(r.err()));
         }
     };
-    use_frames s{review5_frames};
-    auto a = ex.spawn(receiver());
-    auto b = ex.spawn(sender());
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_NO_FATAL_FAILURE(run_both(ex, receiver, sender));
     EXPECT_EQ(got, (std::vector<std::string>{"a value long enough to live on the heap", "a value long enough to live on the heap"}));
 }
 
@@ -159,11 +154,7 @@ TEST(csp_review5, combinators_take_events_kept_in_variables_and_leave_them_usabl
         co_await sleep_for(2ms);
         EXPECT_TRUE(co_await send(b, 4));
     };
-    use_frames s{review5_frames};
-    auto x = ex.spawn(receiver());
-    auto y = ex.spawn(sender());
-    ASSERT_TRUE(x && y);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    ASSERT_NO_FATAL_FAILURE(run_both(ex, receiver, sender));
     EXPECT_EQ(got, (std::vector<int>{1, 20, 0, 3, -int(errc::timeout), 40}));
     EXPECT_EQ(test::ms(ex), 10);
 }

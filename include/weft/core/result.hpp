@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -81,16 +80,20 @@ struct error {
     /// reads as an empty one; a name without a kind reads "'rx': full".
     error_text message() const noexcept {
         error_text t{};
-        const char* what = detail ? detail : to_string(code);
+        weft::detail::bounded_text b{t.text, sizeof t.text};
+        put_to(b);
+        return t;
+    }
+    /// Appends message()'s text: the one wording of an error, shared with
+    /// the fatal report (no printf, which a board does not link for it).
+    void put_to(weft::detail::bounded_text& t) const noexcept {
         const char* k = or_empty(kind);
         const char* o = or_empty(object);
-        int n = *o && *k ? std::snprintf(t.text, sizeof t.text, "%s '%s': %s", k, o, what)
-                : *o     ? std::snprintf(t.text, sizeof t.text, "'%s': %s", o, what)
-                : *k     ? std::snprintf(t.text, sizeof t.text, "%s: %s", k, what)
-                         : std::snprintf(t.text, sizeof t.text, "%s", what);
-        if (limit != 0 && n > 0 && std::size_t(n) < sizeof t.text)
-            std::snprintf(t.text + n, sizeof t.text - std::size_t(n), " (limit %zu)", limit);
-        return t;
+        // Without a kind the name comes first: the quote without its space.
+        if (*o) t.put(k).put(&" '"[*k ? 0 : 1]).put(o).put("': ");
+        else if (*k) t.put(k).put(": ");
+        t.put(detail ? detail : to_string(code));
+        if (limit != 0) t.put(" (limit ").put_decimal(limit).put(")");
     }
     constexpr explicit operator bool() const noexcept { return code != errc::ok; }
 
@@ -110,13 +113,7 @@ namespace detail {
     char text[160];
     bounded_text t{text, sizeof text};
     t.put("weft: ").put(context);
-    const char* kind = error::or_empty(e.kind);
-    const char* object = error::or_empty(e.object);
-    // Without a kind the name comes first: the quote without its space.
-    if (*object) t.put(kind).put(&" '"[*kind ? 0 : 1]).put(object).put("': ");
-    else if (*kind) t.put(kind).put(": ");
-    t.put(e.detail ? e.detail : to_string(e.code));
-    if (e.limit != 0) t.put(" (limit ").put_decimal(e.limit).put(")");
+    e.put_to(t);
     port::fatal(text);
 }
 }  // namespace detail
