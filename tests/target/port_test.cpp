@@ -152,6 +152,25 @@ WEFT_TARGET_TEST(waker, sleeps_until_a_device_interrupt) {
     isr_waker = nullptr;
 }
 
+WEFT_TARGET_TEST(waker, alarm_expiring_as_a_wait_ends_leaves_no_stale_flag) {
+    // What wait_until() does when another interrupt ends its sleep just as
+    // the alarm expires: the shot goes off with interrupts masked, then the
+    // wait disarms it. The pending interrupt must still clear the raw
+    // flag, or the next wait's alarm would interrupt it at once.
+    namespace cm = weft::port::cortex_m;
+    cm::disable_interrupts();
+    cm::arm_alarm(1);
+    std::uint64_t t0 = now_ns();
+    while (mps2::dualtimer1().ris == 0) WEFT_REQUIRE(now_ns() - t0 < 100 * us);
+    cm::disarm_alarm();
+    cm::enable_interrupts();  // the alarm's handler runs here
+    WEFT_CHECK_EQ(mps2::dualtimer1().ris, 0u);
+    weft::port::waker w;
+    std::uint64_t t1 = now_ns();
+    w.wait_until(t1 + 100 * us);
+    WEFT_CHECK(now_ns() - t1 >= 100 * us);
+}
+
 WEFT_TARGET_TEST(waker, long_deadline_across_two_clock_wraps) {
     // 400 s of virtual time (free under -icount sleep=off): the alarm is
     // re-armed ~100 times and timer 0 wraps twice (every 171.8 s).

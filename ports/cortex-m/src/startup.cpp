@@ -55,9 +55,13 @@ void weft_irq_handler_8() {
 }
 
 // Alarm: its only job is to end a WFI; wait_until() re-reads the clock.
+// The raw flag, not the masked one: a shot that expires while a wait is
+// ending (interrupts masked) is left pending, and the disarm that follows
+// clears the enable, hence the masked flag, but not the raw one, which
+// would interrupt the next wait the moment it arms.
 void weft_irq_handler_10() {
     namespace mps2 = weft::port::mps2;
-    if (mps2::dualtimer1().mis) {
+    if (mps2::dualtimer1().ris) {
         mps2::dualtimer1().intclr = 1;
         mps2::dualtimer1().control = 0;
     }
