@@ -23,9 +23,10 @@
 // error values from read()/write() (e.g. "uart 'console': rx bytes lost,
 // FIFO full (limit 64)"); connect() records them, it never drops them
 // silently. A failed read() consumes the failure it reports (the next
-// read() gives the next value or the next failure): connect() reads
-// while readable() is above zero, so a driver that failed the same read
-// for ever without readable() falling would keep the executor there.
+// read() gives the next value or the next failure). After a failed read
+// connect() reads the rest on the executor's next turn, so a driver that
+// failed the same read for ever would fill errors() but not hold the
+// executor: tasks run between its failures.
 //
 // Attached twice: an asynchronous driver has one node to post, so it
 // serves one connection at a time, and attach() of a driver already

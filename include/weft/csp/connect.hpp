@@ -127,7 +127,16 @@ private:
             if (!pending_) {
                 if (drv_->readable() == 0) return;
                 result<T> r = drv_->read();
-                if (!r) { record(r.err()); continue; }
+                if (!r) {
+                    // A failed read ends this turn: the rest is read when
+                    // run() drains the node posted here, after the tasks
+                    // ready now. A driver that breaks bridge.hpp's contract
+                    // and fails the same read for ever would otherwise keep
+                    // the executor in this loop.
+                    record(r.err());
+                    ex_->post(*this);
+                    return;
+                }
                 pending_.emplace(std::move(*r));
             }
             errc st = errc::ok;
