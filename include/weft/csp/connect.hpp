@@ -57,6 +57,15 @@ protected:
         : irq_node(irq), ex_(&ex) { ex.external_begin(); }
     ~connection_base() = default;  // the derived destructor disconnects
     void record(const error& e) noexcept { last_ = e; ++errors_; }
+    // A failed driver read ends the input connection's turn: the rest is
+    // read when run() drains the node posted here, after the tasks ready
+    // now. A driver that breaks bridge.hpp's contract and fails the same
+    // read for ever would otherwise keep the executor in pump(). Out of
+    // line: the read path stays as short as it was.
+    [[gnu::noinline, gnu::cold]] void read_failed(const error& e) noexcept {
+        record(e);
+        ex_->post(*this);
+    }
     // The driver can no longer post us once it is detached; what it posted
     // before must not run after we are gone. False if already closed.
     template <class D>
@@ -128,13 +137,7 @@ private:
                 if (drv_->readable() == 0) return;
                 result<T> r = drv_->read();
                 if (!r) {
-                    // A failed read ends this turn: the rest is read when
-                    // run() drains the node posted here, after the tasks
-                    // ready now. A driver that breaks bridge.hpp's contract
-                    // and fails the same read for ever would otherwise keep
-                    // the executor in this loop.
-                    record(r.err());
-                    ex_->post(*this);
+                    read_failed(r.err());
                     return;
                 }
                 pending_.emplace(std::move(*r));
