@@ -159,6 +159,15 @@ public:
     /// it (its handler will not run) so that its owner can be destroyed.
     bool withdraw_post(irq_node& n) noexcept { return irqs_.withdraw(n); }
 
+    /// post() from the executor thread for a node whose handler must run
+    /// after the next task, not later in the batch run() is draining (a
+    /// handler that gives the tasks ready now their turn first): taken out
+    /// of that batch if it is there, then posted.
+    void post_next_turn(irq_node& n) noexcept {
+        irqs_.leave_batch(n);
+        (void)post(n);
+    }
+
     /// post() for nodes whose owner guarantees they are never queued twice
     /// (split_phase): no `queued` flag. Interrupt-safe as post().
     void post_unique(irq_node& n) noexcept {

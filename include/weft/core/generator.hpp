@@ -196,9 +196,10 @@ public:
     };
 
     generator() noexcept = default;
-    generator(generator&& o) noexcept : h_(std::exchange(o.h_, {})), error_(o.error_) {}
+    // A moved-from generator is empty, also when `o` had failed to get a frame.
+    generator(generator&& o) noexcept : h_(std::exchange(o.h_, {})), error_(std::exchange(o.error_, &no_error)) {}
     generator& operator=(generator&& o) noexcept {
-        if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); error_ = o.error_; }
+        if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); error_ = std::exchange(o.error_, &no_error); }
         return *this;
     }
     ~generator() { reset(); }

@@ -121,15 +121,22 @@ public:
     /// the batch is left to run after it.
     bool batch_done() const noexcept { return draining_ == nullptr; }
 
+    /// Executor only: takes `n` out of the rest of the batch drain() is
+    /// running, if it is there (its handler does not run in this batch).
+    /// Posters may be active: only the executor touches the batch. True if
+    /// it was there.
+    bool leave_batch(irq_node& n) noexcept {
+        if (!unlink(draining_, n)) return false;
+        n.queued.store(false, std::memory_order_release);
+        return true;
+    }
+
     /// Executor only, and only after the node's poster can no longer post
     /// it (the driver is detached, the ISR disabled): makes sure `n` is not
     /// queued, so that its owner may be destroyed. Its handler does not run.
     /// Other nodes keep their order. Returns true if `n` was queued.
     bool withdraw(irq_node& n) noexcept {
-        if (unlink(draining_, n)) {
-            n.queued.store(false, std::memory_order_release);
-            return true;
-        }
+        if (leave_batch(n)) return true;
         if (!n.queued.load(std::memory_order_acquire)) return false;
         // Take the whole stack (newest first), drop n, and put the rest back
         // *under* anything posted meanwhile: producers only ever replace the

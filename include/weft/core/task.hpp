@@ -121,9 +121,14 @@ public:
     using handle_type = std::coroutine_handle<promise_type>;
 
     task() noexcept = default;
-    task(task&& o) noexcept : h_(std::exchange(o.h_, {})), error_(o.error_) {}
+    // A moved-from task is empty, also when `o` had failed to get a frame.
+    task(task&& o) noexcept : h_(std::exchange(o.h_, {})), error_(std::exchange(o.error_, &detail::empty_task)) {}
     task& operator=(task&& o) noexcept {
-        if (this != &o) { reset(); h_ = std::exchange(o.h_, {}); error_ = o.error_; }
+        if (this != &o) {
+            reset();
+            h_ = std::exchange(o.h_, {});
+            error_ = std::exchange(o.error_, &detail::empty_task);
+        }
         return *this;
     }
     ~task() { reset(); }

@@ -24,7 +24,7 @@
 // FIFO full (limit 64)"); connect() records them, it never drops them
 // silently. A failed read() consumes the failure it reports (the next
 // read() gives the next value or the next failure). After a failed read
-// connect() reads the rest on the executor's next turn, so a driver that
+// connect() reads the rest after the executor's next task, so a driver that
 // failed the same read for ever would fill errors() but not hold the
 // executor: tasks run between its failures.
 //

@@ -58,13 +58,15 @@ protected:
     ~connection_base() = default;  // the derived destructor disconnects
     void record(const error& e) noexcept { last_ = e; ++errors_; }
     // A failed driver read ends the input connection's turn: the rest is
-    // read when run() drains the node posted here, after the tasks ready
-    // now. A driver that breaks bridge.hpp's contract and fails the same
-    // read for ever would otherwise keep the executor in pump(). Out of
-    // line: the read path stays as short as it was.
+    // read when run() next drains its interrupt nodes, after the next
+    // ready task, also when the connection was pumped by another node's
+    // handler while its own is still ahead in the same batch. A driver
+    // that breaks bridge.hpp's contract and fails the same read for ever
+    // would otherwise keep the executor in pump(). Out of line: the read
+    // path stays as short as it was.
     [[gnu::noinline, gnu::cold]] void read_failed(const error& e) noexcept {
         record(e);
-        ex_->post(*this);
+        ex_->post_next_turn(*this);
     }
     // The driver can no longer post us once it is detached; what it posted
     // before must not run after we are gone. False if already closed.

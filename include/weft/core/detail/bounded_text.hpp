@@ -11,7 +11,9 @@ namespace weft::detail {
 class bounded_text {
 public:
     bounded_text(char* buf, std::size_t capacity) noexcept : buf_(buf), cap_(capacity) { buf_[0] = '\0'; }
+    /// A null `s` appends nothing (an object named nullptr reads as unnamed).
     bounded_text& put(const char* s) noexcept {
+        if (!s) s = "";
         while (*s && n_ + 1 < cap_) buf_[n_++] = *s++;
         buf_[n_] = '\0';
         return *this;
