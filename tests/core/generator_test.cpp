@@ -2,20 +2,17 @@
 #include <weft/core/generator.hpp>
 
 #include <gtest/gtest.h>
+#include <support/generators.hpp>
 #include <support/weft_test.hpp>
 
 #include <memory>
 #include <vector>
 
 using namespace weft;
+using test::chain;
+using test::iota;
 
 namespace {
-
-// noinline: Clang may elide the frame of a coroutine whose ramp is inlined
-// into a caller that destroys it (CoroElide); these tests count pool slots.
-[[gnu::noinline]] generator<int> iota(int n) {
-    for (int i = 0; i < n; ++i) co_yield i;
-}
 
 // Seed 004's tree: leaves hold values, inner nodes two children.
 struct node {
@@ -108,16 +105,6 @@ TEST(generator, nested_allocation_failure_is_reported_not_dropped) {
     EXPECT_STREQ(g.err().object, "two_frames");
 }
 
-namespace {
-// depth*100, the elements of chain(depth - 1) (of iota(n) at depth 0),
-// depth*100 + 1.
-[[gnu::noinline]] generator<int> chain(int depth, int n) {
-    co_yield depth * 100;
-    if (depth > 0) co_yield elements_of(chain(depth - 1, n));
-    else co_yield elements_of(iota(n));
-    co_yield depth * 100 + 1;
-}
-}  // namespace
 
 TEST(generator, nested_chains_several_levels_deep_yield_in_order) {
     static frame_pool<1024, 8> pool{"three_levels"};

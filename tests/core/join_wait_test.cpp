@@ -17,10 +17,10 @@
 
 using namespace weft;
 using namespace std::chrono_literals;
+using test::text;
 
 namespace {
 
-std::string text(const status& s) { return s ? "ok" : s.err().message().c_str(); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <weft/core/yield.hpp>
 
 #include <gtest/gtest.h>
+#include <support/generators.hpp>
 #include <support/weft_test.hpp>
 
 #include <cstring>
@@ -22,27 +23,15 @@
 
 using namespace weft;
 using namespace std::chrono_literals;
+using test::chain;
+using test::iota;
+using test::text;
 
 namespace {
-
-std::string text(const status& s) { return s ? "ok" : s.err().message().c_str(); }
-template <class T>
-std::string text(const result<T>& r) { return r ? "ok" : r.err().message().c_str(); }
 
 task<int> value_after(duration d, int v) {
     co_await sleep_for(d);
     co_return v;
-}
-
-generator<int> iota(int n) {
-    for (int i = 0; i < n; ++i) co_yield i;
-}
-
-generator<int> chain(int depth, int n) {
-    co_yield depth * 100;
-    if (depth > 0) co_yield elements_of(chain(depth - 1, n));
-    else co_yield elements_of(iota(n));
-    co_yield depth * 100 + 1;
 }
 
 }  // namespace

@@ -21,30 +21,22 @@
 
 using namespace weft;
 using namespace std::chrono_literals;
+using test::counted;
+using test::text;
 
 namespace {
-
-std::string text(const status& s) { return s ? "ok" : s.err().message().c_str(); }
-template <class T>
-std::string text(const result<T>& r) { return r ? "ok" : r.err().message().c_str(); }
-
-struct counted {
-    static inline int live = 0;
-    static inline int made = 0;
-    int v = 0;
-    counted() noexcept { ++live; ++made; }
-    explicit counted(int x) noexcept : v(x) { ++live; ++made; }
-    counted(const counted& o) noexcept : v(o.v) { ++live; ++made; }
-    counted(counted&& o) noexcept : v(o.v) { o.v = -1; ++live; ++made; }
-    counted& operator=(const counted& o) noexcept { v = o.v; return *this; }
-    counted& operator=(counted&& o) noexcept { v = o.v; o.v = -1; return *this; }
-    ~counted() { --live; }
-};
 
 struct stop_node : irq_node {
     executor* ex;
     explicit stop_node(executor& e) : irq_node(&on_run), ex(&e) {}
     static void on_run(irq_node* n) noexcept { static_cast<stop_node*>(n)->ex->request_stop(); }
+};
+
+// An interrupt node whose handler sets an event.
+struct set_node : irq_node {
+    event* e;
+    explicit set_node(event& x) : irq_node(&on_run), e(&x) {}
+    static void on_run(irq_node* n) noexcept { static_cast<set_node*>(n)->e->set(); }
 };
 
 }  // namespace
@@ -105,11 +97,7 @@ TEST(review7, a_stop_from_a_handler_then_a_wake_in_the_same_batch) {
     executor ex{test::virtual_clock()};
     stop_node n{ex};
     event ev{"ev"};
-    struct set_node : irq_node {
-        event* e;
-        explicit set_node(event& x) : irq_node(&on_run), e(&x) {}
-        static void on_run(irq_node* n) noexcept { static_cast<set_node*>(n)->e->set(); }
-    } s{ev};
+    set_node s{ev};
     bool woke = false;
     auto waiter = [&]() -> task<> {
         co_await ev.wait();
@@ -134,11 +122,7 @@ TEST(review7, a_handler_wake_of_a_high_task_runs_before_timer_wakes_of_low_ones)
     executor ex{test::virtual_clock()};
     std::vector<std::string> log;
     event ev{"ev"};
-    struct set_node : irq_node {
-        event* e;
-        explicit set_node(event& x) : irq_node(&on_run), e(&x) {}
-        static void on_run(irq_node* n) noexcept { static_cast<set_node*>(n)->e->set(); }
-    } s{ev};
+    set_node s{ev};
     auto low = [&](const char* name) -> task<> {
         co_await sleep_for(1ms);
         log.push_back(name);

@@ -8,6 +8,7 @@
 #include <support/weft_test.hpp>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,29 +24,28 @@ frame_pool<4096, 16> review7_frames{"csp_review7"};
 // each await its own frame slots.
 frame_pool<16384, 16> fuzz_frames{"csp_review7_fuzz"};
 
-[[maybe_unused]] std::string text(const error& e) { return e.message().c_str(); }
+using test::counted;
 
-// Counts live objects: lost or doubly destroyed values show.
-struct tracked {
-    static inline int live = 0;
-    int v = 0;
-    explicit tracked(int x) noexcept : v(x) { ++live; }
-    tracked(tracked&& o) noexcept : v(o.v) {
-        o.v = -1;
-        ++live;
-    }
-    tracked(const tracked& o) noexcept : v(o.v) { ++live; }
-    tracked& operator=(tracked&& o) noexcept {
-        v = o.v;
-        o.v = -1;
-        return *this;
-    }
-    tracked& operator=(const tracked& o) noexcept {
-        v = o.v;
-        return *this;
-    }
-    ~tracked() { --live; }
-};
+// Keeps two values ready in each of three buffered channels (0 in a, 1 in
+// b, 2 in c) and syncs `rounds` times on the event `pick(a, b, c)` builds:
+// `wins` counts how often each channel's branch won.
+template <class Pick>
+void sync_with_all_ready(int rounds, Pick pick, std::array<int, 3>& wins) {
+    executor ex{test::virtual_clock()};
+    channel<int, 4> a{"a"}, b{"b"}, c{"c"};
+    auto t = [&]() -> task<> {
+        for (int i = 0; i < rounds; ++i) {
+            if (a.size() < 2) (void)a.try_send(0);
+            if (b.size() < 2) (void)b.try_send(1);
+            if (c.size() < 2) (void)c.try_send(2);
+            auto r = co_await pick(a, b, c);
+            ++wins[*r];
+        }
+    };
+    auto h = ex.spawn(t());
+    ASSERT_TRUE(h);
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+}
 
 }  // namespace
 
@@ -93,28 +93,28 @@ TEST(csp_review7, racing_chooses_on_each_others_channels_exchange_one_value) {
 // A ring with waiting senders keeps their order when one of them (a
 // choose) is withdrawn because its other branch committed.
 TEST(csp_review7, waiting_senders_keep_fifo_order_after_a_withdrawal) {
-    tracked::live = 0;
+    counted::live = 0;
     {
         executor ex{test::virtual_clock()};
-        channel<tracked, 1> b{"b"};
+        channel<counted, 1> b{"b"};
         channel<int> x{"x"};
         std::vector<int> got;
         errc s2 = errc::invalid, s3 = errc::invalid;
         auto chooser = [&]() -> task<> {
-            auto r = co_await choose(wrap(send(b, tracked{1}), [] { return 0; }),
+            auto r = co_await choose(wrap(send(b, counted{1}), [] { return 0; }),
                                      wrap(recv(x), [](int v) { return v; }));
             EXPECT_TRUE(r);
             if (r) {
                 EXPECT_EQ(*r, 7);
             }
         };
-        auto direct = [&]() -> task<> { s2 = (co_await send(b, tracked{2})).code(); };
+        auto direct = [&]() -> task<> { s2 = (co_await send(b, counted{2})).code(); };
         auto chooser3 = [&]() -> task<> {
-            auto r = co_await choose(send(b, tracked{3}), wrap(timeout(50ms), [] {}));
+            auto r = co_await choose(send(b, counted{3}), wrap(timeout(50ms), [] {}));
             s3 = r.code();
         };
         auto script = [&]() -> task<> {
-            EXPECT_TRUE(b.try_send(tracked{0}));
+            EXPECT_TRUE(b.try_send(counted{0}));
             use_frames s{review7_frames};
             auto h1 = ex.spawn(chooser());
             auto h2 = ex.spawn(direct());
@@ -136,7 +136,7 @@ TEST(csp_review7, waiting_senders_keep_fifo_order_after_a_withdrawal) {
         EXPECT_EQ(s2, errc::ok);
         EXPECT_EQ(s3, errc::ok);
     }
-    EXPECT_EQ(tracked::live, 0);
+    EXPECT_EQ(counted::live, 0);
 }
 
 // Move-only values through choose, wrap (returning a move-only value),
@@ -179,14 +179,14 @@ TEST(csp_review7, move_only_values_pass_through_choose_and_wrap) {
 // values buffered, and a close that ends choose senders: each value is
 // destroyed exactly once.
 TEST(csp_review7, each_value_is_destroyed_once_through_withdrawal_cancel_and_close) {
-    tracked::live = 0;
+    counted::live = 0;
     {
         executor ex{test::virtual_clock()};
-        channel<tracked> rv{"rv"};
-        channel<tracked, 2> buf{"buf"};
+        channel<counted> rv{"rv"};
+        channel<counted, 2> buf{"buf"};
         std::vector<int> got;
         auto send_either = [&](int v) -> task<> {
-            auto r = co_await choose(send(rv, tracked{v}), send(buf, tracked{v + 100}));
+            auto r = co_await choose(send(rv, counted{v}), send(buf, counted{v + 100}));
             (void)r;
         };
         auto recv_either = [&]() -> task<> {
@@ -195,8 +195,8 @@ TEST(csp_review7, each_value_is_destroyed_once_through_withdrawal_cancel_and_clo
         };
         auto script = [&]() -> task<> {
             use_frames s{review7_frames};
-            EXPECT_TRUE(buf.try_send(tracked{1}));
-            EXPECT_TRUE(buf.try_send(tracked{2}));
+            EXPECT_TRUE(buf.try_send(counted{1}));
+            EXPECT_TRUE(buf.try_send(counted{2}));
             auto a = ex.spawn(send_either(10));  // both branches wait (buf full)
             auto b = ex.spawn(send_either(20));
             auto c = ex.spawn(send_either(30));
@@ -226,7 +226,7 @@ TEST(csp_review7, each_value_is_destroyed_once_through_withdrawal_cancel_and_clo
         // d took c's 30 (rendezvous) or the ring's 1, which moved c's 130 in.
         EXPECT_TRUE(got[1] == 30 || got[1] == 1) << got[1];
     }
-    EXPECT_EQ(tracked::live, 0);
+    EXPECT_EQ(counted::live, 0);
 }
 
 // A wrap function that itself sends (try_send) on a channel: it runs after
@@ -290,21 +290,8 @@ TEST(csp_review7, a_guard_sees_state_set_by_the_previous_syncs_wrap) {
 
 // A 3-way choose over always-ready branches: each branch wins its share.
 TEST(csp_review7, a_three_way_choose_shares_ready_branches) {
-    executor ex{test::virtual_clock()};
-    channel<int, 4> a{"a"}, b{"b"}, c{"c"};
-    int wins[3] = {0, 0, 0};
-    auto t = [&]() -> task<> {
-        for (int i = 0; i < 300; ++i) {
-            if (a.size() < 2) (void)a.try_send(0);
-            if (b.size() < 2) (void)b.try_send(1);
-            if (c.size() < 2) (void)c.try_send(2);
-            auto r = co_await choose(recv(a), recv(b), recv(c));
-            ++wins[*r];
-        }
-    };
-    auto h = ex.spawn(t());
-    ASSERT_TRUE(h);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    std::array<int, 3> wins{};
+    sync_with_all_ready(300, [](auto& a, auto& b, auto& c) { return choose(recv(a), recv(b), recv(c)); }, wins);
     for (int w : wins) EXPECT_GT(w, 70);
 }
 
@@ -371,17 +358,17 @@ TEST(csp_review7, cancelling_a_wide_choose_withdraws_every_branch) {
 // A choose sender whose value a receiver has taken is over: a cancel before
 // it resumes changes nothing, and the value is received exactly once.
 TEST(csp_review7, a_choose_send_taken_before_a_cancel_reports_its_branch) {
-    tracked::live = 0;
+    counted::live = 0;
     {
         executor ex{test::virtual_clock()};
-        channel<tracked> ch{"ch"}, other{"other"};
+        channel<counted> ch{"ch"}, other{"other"};
         int branch = -1;
         errc next = errc::invalid;
         auto sender = [&]() -> task<> {
-            auto r = co_await choose(wrap(send(ch, tracked{5}), [] { return 0; }),
-                                     wrap(recv(other), [](tracked) { return 1; }), wrap(on_cancel(), [] { return 2; }));
+            auto r = co_await choose(wrap(send(ch, counted{5}), [] { return 0; }),
+                                     wrap(recv(other), [](counted) { return 1; }), wrap(on_cancel(), [] { return 2; }));
             branch = r ? *r : -1;
-            next = (co_await send(ch, tracked{6})).code();
+            next = (co_await send(ch, counted{6})).code();
         };
         use_frames s{review7_frames};
         auto hs = ex.spawn(sender());
@@ -401,7 +388,7 @@ TEST(csp_review7, a_choose_send_taken_before_a_cancel_reports_its_branch) {
         EXPECT_EQ(next, errc::cancelled);
         EXPECT_EQ(ch.try_recv().code(), errc::empty);
     }
-    EXPECT_EQ(tracked::live, 0);
+    EXPECT_EQ(counted::live, 0);
 }
 
 // Seeded random schedules with values that count themselves: agents send
@@ -419,8 +406,8 @@ struct fuzz_world {
         rng = rng * 1664525u + 1013904223u;
         return int((rng >> 8) % unsigned(n));
     }
-    channel<tracked> rv[2] = {channel<tracked>{"rv0"}, channel<tracked>{"rv1"}};
-    channel<tracked, 1> bf[2] = {channel<tracked, 1>{"bf0"}, channel<tracked, 1>{"bf1"}};
+    channel<counted> rv[2] = {channel<counted>{"rv0"}, channel<counted>{"rv1"}};
+    channel<counted, 1> bf[2] = {channel<counted, 1>{"bf0"}, channel<counted, 1>{"bf1"}};
     std::vector<int> sent, received;
     int next_id = 0;
 };
@@ -428,14 +415,14 @@ struct fuzz_world {
 template <class C>
 auto fz_send(fuzz_world& w, C& ch) {
     int id = w.next_id++;
-    return wrap(send(ch, tracked{id}), [&w, id] {
+    return wrap(send(ch, counted{id}), [&w, id] {
         w.sent.push_back(id);
         return -1;
     });
 }
 template <class C>
 auto fz_recv(fuzz_world& w, C& ch) {
-    return wrap(recv(ch), [&w](tracked t) {
+    return wrap(recv(ch), [&w](counted t) {
         w.received.push_back(t.v);
         return t.v;
     });
@@ -447,7 +434,7 @@ task<int> fuzz_op(fuzz_world& w, C1& a, C2& b, int shape, int d) {
     switch (shape) {
         case 0: {
             int id = w.next_id++;
-            auto s = co_await send(a, tracked{id});
+            auto s = co_await send(a, counted{id});
             if (s) w.sent.push_back(id);
             co_return s ? -1 : -10 - int(s.code());
         }
@@ -478,7 +465,7 @@ task<int> fuzz_op(fuzz_world& w, C1& a, C2& b, int shape, int d) {
         }
         case 6: {
             int id = w.next_id++;
-            auto s = a.try_send(tracked{id});
+            auto s = a.try_send(counted{id});
             if (s) w.sent.push_back(id);
             auto r = b.try_recv();
             if (r) w.received.push_back(r->v);
@@ -509,7 +496,7 @@ task<> fuzz_agent(fuzz_world& w, int ops) {
 TEST(csp_review7, random_schedules_deliver_and_destroy_each_counted_value_once) {
     std::size_t total = 0;
     for (unsigned seed = 1; seed <= 3000; ++seed) {
-        tracked::live = 0;
+        counted::live = 0;
         std::vector<int> sent, received;
         {
             fuzz_world w{seed};
@@ -541,7 +528,7 @@ TEST(csp_review7, random_schedules_deliver_and_destroy_each_counted_value_once) 
         std::sort(sent.begin(), sent.end());
         std::sort(received.begin(), received.end());
         ASSERT_EQ(sent, received) << "seed " << seed;
-        ASSERT_EQ(tracked::live, 0) << "seed " << seed;
+        ASSERT_EQ(counted::live, 0) << "seed " << seed;
         total += sent.size();
     }
     EXPECT_GT(total, 3000u);
@@ -550,21 +537,9 @@ TEST(csp_review7, random_schedules_deliver_and_destroy_each_counted_value_once) 
 // docs/csp.md: with every leaf of choose(choose(a, b), c) ready, c wins
 // about a third and a and b share the rest unevenly, none starved.
 TEST(csp_review7, a_nested_choose_starves_no_leaf) {
-    executor ex{test::virtual_clock()};
-    channel<int, 4> a{"a"}, b{"b"}, c{"c"};
-    int wins[3] = {0, 0, 0};
-    auto t = [&]() -> task<> {
-        for (int i = 0; i < 3000; ++i) {
-            if (a.size() < 2) (void)a.try_send(0);
-            if (b.size() < 2) (void)b.try_send(1);
-            if (c.size() < 2) (void)c.try_send(2);
-            auto r = co_await choose(choose(recv(a), recv(b)), recv(c));
-            ++wins[*r];
-        }
-    };
-    auto h = ex.spawn(t());
-    ASSERT_TRUE(h);
-    EXPECT_EQ(ex.run(), run_outcome::completed);
+    std::array<int, 3> wins{};
+    auto pick = [](auto& a, auto& b, auto& c) { return choose(choose(recv(a), recv(b)), recv(c)); };
+    sync_with_all_ready(3000, pick, wins);
     for (int w : wins) EXPECT_GT(w, 300);
 }
 

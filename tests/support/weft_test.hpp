@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace weft::test {
 
@@ -60,5 +61,36 @@ template <class T>
                                              << "); expected \"" << text << "\" (" << to_string(code) << ")";
     return ::testing::AssertionSuccess();
 }
+
+/// "ok", or the message of the error `r` holds: outcomes compared as text
+/// (EXPECT_EQ(test::text(s), "mutex 'bus': ...")).
+template <class T>
+std::string text(const result<T>& r) {
+    return r ? "ok" : r.err().message().c_str();
+}
+
+/// A value that counts its live objects, so that a value lost in a slot
+/// or destroyed twice shows. Reset `live` at the start of a test.
+struct counted {
+    static inline int live = 0;
+    int v = 0;
+    counted() noexcept { ++live; }
+    explicit counted(int x) noexcept : v(x) { ++live; }
+    counted(const counted& o) noexcept : v(o.v) { ++live; }
+    counted(counted&& o) noexcept : v(o.v) {
+        o.v = -1;
+        ++live;
+    }
+    counted& operator=(const counted& o) noexcept {
+        v = o.v;
+        return *this;
+    }
+    counted& operator=(counted&& o) noexcept {
+        v = o.v;
+        o.v = -1;
+        return *this;
+    }
+    ~counted() { --live; }
+};
 
 }  // namespace weft::test

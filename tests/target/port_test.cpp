@@ -2,6 +2,7 @@
 // The Cortex-M port against its contract (weft/port/port.hpp), with real
 // NVIC interrupts. Runs under `qemu-run --icount`: virtual time advances by
 // 1 ns per instruction and jumps over WFI sleeps, so the times are exact.
+#include "device_timer.hpp"
 #include "target_test.hpp"
 
 #include <weft/port/port.hpp>
@@ -14,6 +15,7 @@ namespace {
 
 namespace mps2 = weft::port::mps2;
 using weft::port::now_ns;
+using weft::target_test::device_fire_after;
 
 weft::port::waker* isr_waker = nullptr;
 volatile unsigned soft_irq_count = 0;
@@ -21,17 +23,6 @@ volatile unsigned device_irq_count = 0;
 volatile std::uint64_t device_irq_at = 0;
 
 constexpr std::uint64_t us = 1000;
-
-// Starts the second half of the dual timer as an "external device"
-// interrupting once after `ticks` 40 ns ticks.
-void device_fire_after(std::uint32_t ticks) {
-    auto& t = mps2::dualtimer2();
-    t.control = 0;
-    t.intclr = 1;
-    t.load = ticks;
-    t.control = mps2::dualtimer_enable | mps2::dualtimer_oneshot | mps2::dualtimer_32bit |
-                mps2::dualtimer_irq_enable;
-}
 
 }  // namespace
 

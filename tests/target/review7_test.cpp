@@ -3,6 +3,7 @@
 // offsets with a real device interrupt (dual timer 2), the board FIFO
 // across detach/reattach, and the clock read across its wrap with
 // interrupts enabled.
+#include "device_timer.hpp"
 #include "target_test.hpp"
 
 #include <weft/core.hpp>
@@ -15,23 +16,15 @@ using namespace weft;
 using namespace weft::csp;
 using namespace std::chrono_literals;
 namespace mps2 = weft::port::mps2;
+using weft::target_test::device_fire_after;
 
 namespace {
 
 frame_pool<512, 4> frames{"review7_frames"};
 
-// The "device": dual timer 2 interrupts once after `ticks` 40 ns ticks and
-// runs `device_isr`.
+// The device (device_timer.hpp) counts its interrupts and runs `device_isr`.
 void (*device_isr)() = nullptr;
 volatile unsigned device_count = 0;
-void device_fire_after(std::uint32_t ticks) {
-    auto& t = mps2::dualtimer2();
-    t.control = 0;
-    t.intclr = 1;
-    t.load = ticks;
-    t.control = mps2::dualtimer_enable | mps2::dualtimer_oneshot | mps2::dualtimer_32bit |
-                mps2::dualtimer_irq_enable;
-}
 
 void (*soft_isr)() = nullptr;
 
@@ -60,6 +53,14 @@ split_phase<int>* race_op = nullptr;
 volatile int race_value = 0;
 volatile bool race_complete_ok = false;
 void complete_race() { race_complete_ok = bool(race_op->complete(race_value)); }
+// The next device interrupt completes `op` with `value`.
+void arm_race(split_phase<int>& op, int value) {
+    race_op = &op;
+    race_value = value;
+    race_complete_ok = false;
+    device_count = 0;
+    device_isr = &complete_race;
+}
 }  // namespace
 
 // The device completes the operation k ticks around the await's 20 us
@@ -71,11 +72,7 @@ WEFT_TARGET_TEST(split_phase, completion_racing_the_timeout_at_every_offset) {
     for (std::uint32_t k = 0; k < 160; ++k) {
         executor ex;
         split_phase<int> op{"adc"};
-        race_op = &op;
-        race_value = int(k) + 1;
-        race_complete_ok = false;
-        device_count = 0;
-        device_isr = &complete_race;
+        arm_race(op, int(k) + 1);
         int got = 0, got_twice = 0;
         errc first = errc::ok;
         auto t = [&]() -> task<> {
@@ -116,10 +113,19 @@ executor* wake_ex = nullptr;
 irq_node* wake_node = nullptr;
 void post_wake() { (void)wake_ex->post(*wake_node); }
 volatile bool watchdog_fired = false;
+// SysTick on the processor clock, 1 000 000 cycles: a run whose wake-up
+// was lost is stopped (weft_systick_handler) instead of sleeping for ever.
+void arm_watchdog() {
+    mps2::systick().csr = 0;
+    mps2::systick().rvr = 1000000;
+    mps2::systick().cvr = 0;
+    mps2::systick().csr = 0x7;
+}
+void disarm_watchdog() { mps2::systick().csr = 0; }
 }  // namespace
 
 extern "C" void weft_systick_handler() {
-    mps2::systick().csr = 0;
+    disarm_watchdog();
     watchdog_fired = true;
     if (wake_ex) wake_ex->request_stop();
 }
@@ -141,21 +147,17 @@ WEFT_TARGET_TEST(executor, device_post_at_every_offset_ends_the_idle_sleep) {
         watchdog_fired = false;
         std::uint64_t t0 = 0, t1 = 0;
         auto t = [&]() -> task<> {
-            // Watchdog: SysTick on the processor clock, 1 000 000 cycles
-            mps2::systick().csr = 0;
-            mps2::systick().rvr = 1000000;
-            mps2::systick().cvr = 0;
-            mps2::systick().csr = 0x7;
+            arm_watchdog();
             t0 = port::now_ns();
             device_fire_after(k);
             co_await go.wait();
             t1 = port::now_ns();
-            mps2::systick().csr = 0;
+            disarm_watchdog();
         };
         auto h = ex.spawn(t());
         if (!h) { ++lost; break; }
         run_outcome o = ex.run();
-        mps2::systick().csr = 0;
+        disarm_watchdog();
         device_isr = nullptr;
         wake_ex = nullptr;
         if (o != run_outcome::completed || watchdog_fired || t1 - t0 > k * 40 + 5000) {
@@ -251,33 +253,26 @@ unsigned completion_sweep(bool with_timer) {
     for (std::uint32_t k = 1; k < 120; ++k) {
         executor ex;
         split_phase<int> op{"adc"};
-        race_op = &op;
-        race_value = int(k) + 7;
-        race_complete_ok = false;
-        device_count = 0;
-        device_isr = &complete_race;
+        arm_race(op, int(k) + 7);
         wake_ex = &ex;
         watchdog_fired = false;
         int got = 0;
         std::uint64_t t0 = 0, t1 = 0;
         auto sleeper = [&]() -> task<> { co_await sleep_for(3ms); };
         auto waiter = [&]() -> task<> {
-            mps2::systick().csr = 0;
-            mps2::systick().rvr = 1000000;
-            mps2::systick().cvr = 0;
-            mps2::systick().csr = 0x7;
+            arm_watchdog();
             t0 = port::now_ns();
             device_fire_after(k);
             auto v = co_await op;
             t1 = port::now_ns();
             got = v ? *v : -1;
-            mps2::systick().csr = 0;
+            disarm_watchdog();
         };
         if (with_timer) { auto s = ex.spawn(sleeper()); if (!s) return 1000; }
         auto h = ex.spawn(waiter());
         if (!h) return 1000;
         run_outcome o = ex.run();
-        mps2::systick().csr = 0;
+        disarm_watchdog();
         device_isr = nullptr;
         wake_ex = nullptr;
         if (o != run_outcome::completed || watchdog_fired || got != race_value || !race_complete_ok ||
