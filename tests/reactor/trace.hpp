@@ -14,14 +14,15 @@ struct trace {
     /// "10ms/0 name value": time in ms if whole, else in us.
     void line(const weft::reactors::reactor& r, const char* what, long long value, bool with_value) {
         auto t = r.current_tag();
-        char buf[128];
-        if (t.time % 1'000'000 == 0)
-            std::snprintf(buf, sizeof buf, "%lldms/%u %s", (long long)(t.time / 1'000'000), t.microstep, what);
-        else
-            std::snprintf(buf, sizeof buf, "%lldus/%u %s", (long long)(t.time / 1'000), t.microstep, what);
-        std::string s = buf;
-        if (with_value) s += " " + std::to_string(value);
-        lines.push_back(s);
+        char buf[160];
+        const bool ms = t.time % 1'000'000 == 0;
+        int n = std::snprintf(buf, sizeof buf, "%lld%s/%u %s", (long long)(t.time / (ms ? 1'000'000 : 1'000)),
+                              ms ? "ms" : "us", t.microstep, what);
+        // Formatted here, not appended as " " + std::to_string(): GCC 12 at
+        // -O3 (the release preset) warns falsely (-Wrestrict) on that.
+        if (with_value && n > 0 && std::size_t(n) < sizeof buf)
+            std::snprintf(buf + n, sizeof buf - std::size_t(n), " %lld", value);
+        lines.emplace_back(buf);
     }
     void add(const weft::reactors::reactor& r, const char* what) { line(r, what, 0, false); }
     void add(const weft::reactors::reactor& r, const char* what, long long value) { line(r, what, value, true); }
