@@ -27,9 +27,18 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target heap_product
 # the build directory's path: compare with the whitespace flattened.
 string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
 if(rc EQUAL 0 OR NOT "${said}" MATCHES "links forbidden runtime symbols: malloc"
-   OR NOT "${said}" MATCHES "grep -B1 '\\(malloc\\)'" OR NOT "${said}" MATCHES "heap_product\\.map")
+   OR NOT "${said}" MATCHES "grep -F -B1 '\\(malloc\\)'" OR NOT "${said}" MATCHES "heap_product\\.map")
     message(FATAL_ERROR "a firmware that calls malloc built, or its error does not name malloc and the map:\n${out}${err}")
 endif()
 if(EXISTS ${WORK}/heap_product.elf)
     message(FATAL_ERROR "the refused firmware heap_product.elf was left behind")
+endif()
+# One that calls `new`: the hint traces operator new (the product's own
+# reference), not the malloc that libstdc++'s new_op.o pulls in.
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target new_product
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
+if(rc EQUAL 0 OR NOT "${said}" MATCHES "--trace-symbol=_Znwj "
+   OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\(unsigned int'")
+    message(FATAL_ERROR "a firmware that calls new built, or its hint does not trace operator new:\n${out}${err}")
 endif()

@@ -20,12 +20,33 @@ foreach(s IN LISTS forbidden)
 endforeach()
 if(found)
     file(REMOVE ${ELF})
-    list(GET found 0 first)
+    # The symbol to trace: the one the product's own code is likely to
+    # reference. malloc is usually pulled in by libstdc++'s operator new
+    # (new_op.o), which `new`, std::string, std::vector and std::function
+    # call: tracing malloc would name the library, not the product's file.
+    set(first "")
+    foreach(s IN ITEMS _Znwj _Znaj _ZnwjRKSt9nothrow_t _ZnajRKSt9nothrow_t _ZnwjSt11align_val_t
+                       __cxa_throw __cxa_allocate_exception __cxa_guard_acquire)
+        list(FIND found ${s} at)
+        if(NOT first AND at GREATER -1)
+            set(first ${s})
+        endif()
+    endforeach()
+    if(NOT first)
+        list(GET found 0 first)
+    endif()
+    # The map file is demangled.
+    set(in_map "${first})")
+    if(first MATCHES "^_Znwj")
+        set(in_map "operator new(unsigned int")
+    elseif(first MATCHES "^_Znaj")
+        set(in_map "operator new[](unsigned int")
+    endif()
     list(JOIN found ", " found)
     string(REGEX REPLACE "\\.elf$" ".map" map "${ELF}")
     message(FATAL_ERROR "weft: ${ELF} links forbidden runtime symbols: ${found}\n"
         "No heap and no exceptions on the board (coroutine frames come from "
-        "frame pools; new, std::string, std::vector, printf and throw need the heap). "
-        "The map file names the object that pulled each one in: "
-        "grep -B1 '(${first})' ${map} (or link with -Wl,--trace-symbol=${first}).")
+        "frame pools; new, std::string, std::vector, std::function, printf and throw need the heap). "
+        "To find the object that references it, link with -Wl,--trace-symbol=${first} "
+        "(target_link_options), or: grep -F -B1 '(${in_map}' ${map}")
 endif()

@@ -43,7 +43,10 @@ inline constexpr std::uint32_t timer_irq_enable = 1u << 3;
 /// One half of the CMSDK APB dual timer (ARM DDI 0479, 4.4); both halves
 /// share IRQ 10. The port's alarm uses the first half; the second is free:
 /// define `extern "C" void weft_dualtimer2_handler()` to receive its
-/// interrupt (it must clear intclr).
+/// interrupt (it must clear intclr; it is called when the second half's
+/// masked interrupt status `mis` is set, so enable `dualtimer_irq_enable`).
+/// It counts at `timer_hz` (`load` = timer_hz / 1000 for 1 ms); a
+/// periodic tick under QEMU -icount: docs/port-cortex-m.md, "QEMU notes".
 struct cmsdk_dualtimer {
     volatile std::uint32_t load;     // writing it also loads value
     volatile std::uint32_t value;
