@@ -52,7 +52,9 @@ public:
         // notifier published before notifying is visible after we return.
         if (pending_.exchange(false, std::memory_order_acquire)) return;
         pthread_mutex_lock(&mutex_);
-        while (!pending_.load(std::memory_order_relaxed)) {
+        // acquire, as on the fast path (a fence after the loop said the
+        // same, but GCC's -fsanitize=thread rejects fences: -Wtsan).
+        while (!pending_.load(std::memory_order_acquire)) {
             if (deadline_ns == ~std::uint64_t{0}) {
                 pthread_cond_wait(&cond_, &mutex_);
             } else {
@@ -64,7 +66,6 @@ public:
         }
         pending_.store(false, std::memory_order_relaxed);
         pthread_mutex_unlock(&mutex_);
-        std::atomic_thread_fence(std::memory_order_acquire);
     }
 
     /// Waits for notify() like wait_until(no_deadline), or until ready()
@@ -116,6 +117,9 @@ public:
 };
 
 [[noreturn]] inline void fatal(const char* message) noexcept {
+    // What the program printed before stays in the log: abort() does not
+    // flush stdio, and stdout redirected to a file or pipe is buffered.
+    std::fflush(stdout);
     std::fprintf(stderr, "%s\n", message);
     std::abort();
 }
