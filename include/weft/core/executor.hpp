@@ -3,6 +3,7 @@
 // The executor: one per core. Ready queues (one FIFO per priority and a
 // bitmap, so the next task is found in O(1)), a timer heap, and the
 // interrupt hand-off. It sleeps in the port when nothing is ready.
+#include <weft/core/detail/one_running_thread.hpp>
 #include <weft/core/detail/timer_heap.hpp>
 #include <weft/core/interrupt_queue.hpp>
 #include <weft/core/result.hpp>
@@ -120,12 +121,16 @@ public:
     /// Not from one of its own tasks: a nested run() would resume tasks
     /// inside the caller's frame, and its return would leave them mid-way.
     /// Hosts, and boards in Debug builds, stop the program there, naming
-    /// the executor.
+    /// the executor. Hosts also stop it when another thread is inside an
+    /// executor's run() (detail/one_running_thread.hpp): frame pools are
+    /// process-wide and not synchronised.
     run_outcome run() noexcept {
         if constexpr (check_misuse) {
             if (running_) detail::run_reentered(cfg_.name);
             running_ = true;
+            detail::one_running_thread<!port::single_core>::enter(cfg_.name);
             const run_outcome o = run_loop();
+            detail::one_running_thread<!port::single_core>::leave();
             running_ = false;
             return o;
         }

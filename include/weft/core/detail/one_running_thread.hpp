@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Hosts: stops the program when executors run on two threads at once.
+// Frame pools, the frame allocator (its remembered pool, the frame report,
+// last_error(), use_frames) are process-wide and unsynchronised, so two
+// threads creating coroutines at the same time corrupt them (a crash or a
+// hang much later). One thread runs coroutines at a time; other threads
+// hand work over with executor::post() and split_phase. Runs nested on one
+// thread (an executor run from another's task) are not concurrent.
+// Boards (single_core) instantiate the empty specialisation: no TLS there.
+#include <weft/core/detail/bounded_text.hpp>
+#include <weft/port/port.hpp>
+
+#include <atomic>
+
+namespace weft::detail {
+
+template <bool Threads>
+struct one_running_thread {
+    static void enter(const char*) noexcept {}
+    static void leave() noexcept {}
+};
+
+template <>
+struct one_running_thread<true> {
+    static void enter(const char* name) noexcept {
+        if (depth()++ != 0) return;
+        const char* other = nullptr;
+        if (!running().compare_exchange_strong(other, name ? name : "", std::memory_order_acq_rel))
+            two_threads(name, other);
+    }
+    static void leave() noexcept {
+        if (--depth() == 0) running().store(nullptr, std::memory_order_release);
+    }
+
+private:
+    static std::atomic<const char*>& running() noexcept {
+        static std::atomic<const char*> r{nullptr};
+        return r;
+    }
+    static unsigned& depth() noexcept {
+        static thread_local unsigned d = 0;
+        return d;
+    }
+    [[noreturn, gnu::noinline, gnu::cold]] static void two_threads(const char* name, const char* other) noexcept {
+        char text[256];
+        bounded_text t{text, sizeof text};
+        t.put("weft: executor '").put(name).put("': run() while executor '").put(other)
+            .put("' runs on another thread: frame pools and the frame allocator are process-wide "
+                 "and not synchronised; run coroutines on one thread at a time (docs/core.md, Known limits)");
+        port::fatal(text);
+    }
+};
+
+}  // namespace weft::detail
