@@ -62,7 +62,7 @@ TEST(review3_frames, a_frame_too_large_for_every_pool_is_charged_to_the_largest)
     EXPECT_EQ(frame_allocator::allocate(5000, frame_site{"r3_giant"}), nullptr);
     const error& e = frame_allocator::last_error();
     EXPECT_EQ(e.code, errc::frame_too_large);
-    EXPECT_STREQ(e.message().c_str(), "frame pool 'r3_huge': frame larger than its slots (limit 4096)");
+    EXPECT_STREQ(e.message().c_str(), "frame pool 'r3_huge': 5000 B frame of 'r3_giant' larger than its slots (limit 4096)");
     EXPECT_EQ(huge.failures(), 1u);
     EXPECT_EQ(huge.largest_request(), 5000u);
     EXPECT_EQ(test::small_frames.largest_request(), 0u);  // skipped, not asked

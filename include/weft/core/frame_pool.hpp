@@ -12,7 +12,8 @@
 // the pools: the smallest slot that fits and is free, or the pool named by
 // an active weft::use_frames scope. Nothing falls back to the heap; when no
 // slot fits, the coroutine is not created and its creator receives an error
-// that names the pool and its capacity.
+// that names the pool and its capacity (and, with the frame report compiled
+// in, the coroutine and its frame size when no slot is large enough).
 //
 // Each allocation is also recorded per coroutine function (the compiler
 // reports the frame size to operator new), so that a build can print the
@@ -219,7 +220,19 @@ struct frame_allocator {
         deallocate_slow(p);
     }
 
-    /// The error of the most recent failed allocation.
+    /// The error of the most recent failed allocation; each failure
+    /// rewrites it.
+    ///
+    /// With the frame report compiled in (WEFT_FRAME_REPORT_ENTRIES > 0), a
+    /// frame too large for every slot it could take also names the frame:
+    /// "frame pool 'app': 784 B frame of 'shell' larger than its slots
+    /// (limit 512)". That detail is formatted into one static buffer owned
+    /// by the allocator, which, like this record, holds the latest such
+    /// failure: a copy of an older frame_too_large error (in a result)
+    /// keeps its code, pool and limit, but its message() reads the latest
+    /// frame's size and name. Print it before another frame fails to fit.
+    /// Without the report the detail is a static phrase ("frame larger
+    /// than its slots") and no formatting code is linked.
     static error& last_error() noexcept {
         static error e{};
         return e;
@@ -300,7 +313,11 @@ private:
         if constexpr (!port::small_code) {
             if (fitting) remember(n, fitting, site.function, r);
         }
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+        if (!p) fail(tried, n, site.function);  // also names the frame
+#else
         if (!p) fail(tried, n);
+#endif
         return p;
     }
 
@@ -337,7 +354,15 @@ private:
                 return;
             }
         }
-        WEFT_ASSERT(false, "freed frame is in no pool");
+        // Where pools have destructors (the host), the usual cause is a
+        // global that outlives the pool holding its frame (globals are
+        // destroyed in reverse order of declaration). Bare-metal pools are
+        // never destroyed: there the short text, which costs less flash.
+        if constexpr (port::small_code)
+            WEFT_ASSERT(false, "freed frame is in no pool");
+        else
+            WEFT_ASSERT(false, "freed frame is in no pool (was its frame_pool destroyed first? "
+                               "declare pools before anything that holds a frame)");
     }
 
     // Out of line and cold: running out of frames is the rare path, and
@@ -351,7 +376,9 @@ private:
             while (p && p->next_) p = p->next_;
             if (p) p->note_request(n);  // the report shows the size refused
         }
-        e.object = p ? p->name_ : "(none declared)";
+        // No pool at all: "frame pool: none declared". A null name reads as
+        // an empty one (error::put_to) and costs no literal (flash).
+        e.object = p ? p->name_ : nullptr;
         e.limit = 0;
         if (p) {
             ++p->failures_;
@@ -361,12 +388,49 @@ private:
         }
         if (!p || p->slot_bytes_ < n) {
             e.code = errc::frame_too_large;
-            e.detail = "frame larger than its slots";
+            e.detail = p ? "frame larger than its slots" : "none declared";
         } else {
             e.code = errc::no_memory;
             e.detail = "all slots in use";
         }
     }
+
+#if WEFT_FRAME_REPORT_ENTRIES > 0
+    // Longest coroutine name quoted in a failure's text (a longer one is
+    // cut and ends with "..."), and the text's buffer: enough for the
+    // longest detail, "<20 digits> B frame of '<name>' larger than its
+    // slots" ("none declared for " is shorter than the tail it replaces).
+    static constexpr std::size_t failure_name_chars = 40;
+    static constexpr std::size_t failure_text_chars =
+        20 + sizeof " B frame of ''" - 1 + failure_name_chars + sizeof " larger than its slots";
+    static char* failure_text() noexcept {
+        static char t[failure_text_chars];
+        return t;
+    }
+    // The development build's failure: as above, and a frame too large for
+    // every slot it could take also says its size and coroutine, formatted
+    // into failure_text() (see last_error()). An exhausted pool keeps its
+    // static phrase: its limit is a slot count, which a byte size beside
+    // it would make ambiguous, and the fix (more slots) needs neither.
+    [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried, std::size_t n,
+                                                  const char* fn) noexcept {
+        fail(tried, n);
+        error& e = last_error();
+        if (e.code != errc::frame_too_large) return;
+        char name[failure_name_chars + 1];  // by hand: strlen is 220 B on the board
+        std::size_t k = 0;
+        for (; fn && fn[k] && k < failure_name_chars; ++k) name[k] = fn[k];
+        if (fn && fn[k]) name[k - 1] = name[k - 2] = name[k - 3] = '.';
+        name[k] = '\0';
+        const bool none = e.limit == 0;  // a pool's limit is its slot size here
+        weft::detail::bounded_text t{failure_text(), failure_text_chars};
+        if (none) t.put("none declared for ");
+        t.put_decimal(n).put(" B frame");
+        if (fn) t.put(" of '").put(name).put("'");
+        if (!none) t.put(" larger than its slots");
+        e.detail = failure_text();
+    }
+#endif
 
 #if WEFT_FRAME_REPORT_ENTRIES > 0
     static frame_record* table() noexcept {
