@@ -18,7 +18,7 @@
 namespace weft {
 
 /// Awaitable yielding true if the task has been asked to cancel.
-struct cancelled_query {
+struct [[nodiscard("co_await it: it does nothing until awaited")]] cancelled_query {
     bool flag = false;
     bool await_ready() const noexcept { return false; }
     template <class P>
@@ -32,7 +32,7 @@ inline cancelled_query cancelled() noexcept { return {}; }
 
 /// Awaitable that completes (with errc::cancelled) only when the task is
 /// cancelled; with with_timeout it ends with errc::timeout instead.
-struct until_cancelled_operation : detail::wait_node {
+struct [[nodiscard("co_await it: it does nothing until awaited")]] until_cancelled_operation : detail::wait_node {
     task_control* ctl = nullptr;
     errc outcome = errc::cancelled;
     bool await_ready() const noexcept { return false; }

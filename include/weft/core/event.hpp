@@ -26,7 +26,7 @@ public:
     }
     void reset() noexcept { set_ = false; }
 
-    struct wait_operation : detail::queued_waiter {
+    struct [[nodiscard("co_await it: it does nothing until awaited")]] wait_operation : detail::queued_waiter {
         event* ev;
         bool await_ready() const noexcept { return false; }  // a cancelled task's wait ends cancelled
         template <class P>

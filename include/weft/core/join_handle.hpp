@@ -72,7 +72,7 @@ public:
         h_ = {};
     }
 
-    struct join_operation : detail::join_wait {
+    struct [[nodiscard("co_await it: it does nothing until awaited")]] join_operation : detail::join_wait {
         join_handle* self() const noexcept { return static_cast<join_handle*>(handle); }
         bool await_ready() const noexcept { return !self()->h_; }
         template <class P>

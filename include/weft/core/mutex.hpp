@@ -82,7 +82,7 @@ public:
         settle(owner_);  // the remaining waiters now lend to the new owner
     }
 
-    struct lock_operation : detail::queued_waiter {
+    struct [[nodiscard("co_await it: it does nothing until awaited")]] lock_operation : detail::queued_waiter {
         mutex* m;
         std::uint32_t arrival = 0;  // keeps FIFO among equals when a waiter is requeued
         // Always suspends: the owner's control block is known only in

@@ -59,7 +59,7 @@ public:
         return {};
     }
 
-    struct acquire_operation : detail::queued_waiter {
+    struct [[nodiscard("co_await it: it does nothing until awaited")]] acquire_operation : detail::queued_waiter {
         semaphore* sem;
         bool await_ready() const noexcept { return false; }  // a cancelled task takes no unit
         template <class P>

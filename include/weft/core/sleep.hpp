@@ -17,7 +17,8 @@
 
 namespace weft {
 
-class sleep_operation : detail::wait_node, detail::timer_node {
+class [[nodiscard("co_await it: it does nothing until awaited")]] sleep_operation
+    : detail::wait_node, detail::timer_node {
 public:
     explicit sleep_operation(time_point until) noexcept : when_(until.time_since_epoch()) {}
     /// A relative sleep is measured from the moment the task suspends.

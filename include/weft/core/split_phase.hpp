@@ -121,7 +121,7 @@ public:
     /// Awaiter of a split_phase: yields result<T>, or the reason the wait
     /// ended early (cancelled, timeout), or `busy` if another task is
     /// already waiting (one awaiter at a time). Interrupt-unsafe (task side).
-    struct wait_operation {
+    struct [[nodiscard("co_await it: it does nothing until awaited")]] wait_operation {
         split_phase* op;
         // Why this await ended early (ok if it did not). In the awaiter,
         // i.e. in the awaiting task's frame, not in the operation: a wait

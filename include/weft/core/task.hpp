@@ -194,6 +194,15 @@ public:
     /// `t` is empty afterwards (a second await yields "task '(empty)':
     /// nothing to run"), and its frame is freed when the await ends.
     task_operation operator co_await() && noexcept { return {std::exchange(h_, {}), error_}; }
+    /// `co_await t` of a task kept in a variable: refused with a message
+    /// saying what to write instead (without it, GCC says "discards
+    /// qualifiers" and Clang "no member named await_ready"). A template,
+    /// never instantiated by a correct program: the rvalue path is as it was.
+    template <bool Lvalue = true>
+    task_operation operator co_await() const& noexcept {
+        static_assert(!Lvalue, "co_await std::move(t): a task is awaited once, as an rvalue");
+        return {handle_type{}, error_};
+    }
 
     /// Gives up ownership (spawn).
     handle_type release() noexcept { return std::exchange(h_, {}); }

@@ -24,7 +24,7 @@
 namespace weft {
 
 template <class Awaiter>
-class timeout_operation : detail::timer_node {
+class [[nodiscard("co_await it: it does nothing until awaited")]] timeout_operation : detail::timer_node {
 public:
     timeout_operation(Awaiter inner, time_point deadline) noexcept
         : inner_(std::move(inner)), deadline_(deadline) {}
@@ -92,7 +92,8 @@ private:
 /// however long it goes on after the cancel. Timers fire before tasks
 /// run, so a bound due at the instant the child would end wins.
 template <class T>
-class task_timeout_operation : public timeout_operation<when_any_operation<T>> {
+class [[nodiscard("co_await it: it does nothing until awaited")]] task_timeout_operation
+    : public timeout_operation<when_any_operation<T>> {
     using base = timeout_operation<when_any_operation<T>>;
 
 public:

@@ -15,7 +15,8 @@
 namespace weft {
 
 template <class... Ts>
-class when_all_operation : public detail::group_operation<Ts...> {
+class [[nodiscard("co_await it: it does nothing until awaited")]] when_all_operation
+    : public detail::group_operation<Ts...> {
 public:
     explicit when_all_operation(task<Ts>&&... ts) noexcept
         : detail::group_operation<Ts...>(false, std::move(ts)...) {}

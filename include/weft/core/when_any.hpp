@@ -29,7 +29,8 @@ struct when_any_result {
 };
 
 template <class... Ts>
-class when_any_operation : public detail::group_operation<Ts...> {
+class [[nodiscard("co_await it: it does nothing until awaited")]] when_any_operation
+    : public detail::group_operation<Ts...> {
 public:
     explicit when_any_operation(task<Ts>&&... ts) noexcept
         : detail::group_operation<Ts...>(true, std::move(ts)...) {}

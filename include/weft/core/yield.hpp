@@ -11,7 +11,7 @@
 
 namespace weft {
 
-struct yield_operation {
+struct [[nodiscard("co_await it: it does nothing until awaited")]] yield_operation {
     task_control* ctl = nullptr;  // set by await_suspend, which always runs
     bool await_ready() const noexcept { return false; }
     template <class P>

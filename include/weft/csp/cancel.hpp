@@ -16,7 +16,7 @@
 
 namespace weft::csp {
 
-struct cancel_event : event_base<cancel_event> {
+struct [[nodiscard("co_await it: an event does nothing by itself")]] cancel_event : event_base<cancel_event> {
     class operation {
     public:
         static constexpr leaf_index leaves = 1;

@@ -24,7 +24,8 @@
 namespace weft::csp {
 
 template <bool Rotate, class... Es>
-class choose_event : public event_base<choose_event<Rotate, Es...>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] choose_event
+    : public event_base<choose_event<Rotate, Es...>> {
     static_assert(sizeof...(Es) >= 1, "choose needs at least one event");
     using first_value = event_value_t<std::tuple_element_t<0, std::tuple<Es...>>>;
     static_assert((std::is_same_v<event_value_t<Es>, first_value> && ...),

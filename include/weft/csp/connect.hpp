@@ -93,7 +93,8 @@ protected:
 
 /// Driver -> channel. Created by connect().
 template <class T, std::size_t N, class D>
-class input_connection : public detail::connection_base {
+class [[nodiscard("keep it: destroying the connection closes it")]] input_connection
+    : public detail::connection_base {
 public:
     input_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
         : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
@@ -159,7 +160,8 @@ private:
 
 /// Channel -> driver. Created by connect().
 template <class T, std::size_t N, class D>
-class output_connection : public detail::connection_base {
+class [[nodiscard("keep it: destroying the connection closes it")]] output_connection
+    : public detail::connection_base {
 public:
     output_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
         : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {

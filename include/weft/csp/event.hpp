@@ -87,7 +87,7 @@ using event_value_t = typename E::operation::value_type;
 /// cancelled (unless the event contains on_cancel()); `timeout` if every
 /// branch's window closed, or from an enclosing with_timeout.
 template <class E>
-class sync_operation : sync_state {
+class [[nodiscard("co_await it: it does nothing until awaited")]] sync_operation : sync_state {
     using op_type = typename E::operation;
 
 public:

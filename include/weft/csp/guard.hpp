@@ -13,7 +13,7 @@
 namespace weft::csp {
 
 template <class F>
-class guard_event : public event_base<guard_event<F>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] guard_event : public event_base<guard_event<F>> {
     using built = std::invoke_result_t<F&>;
     static_assert(event<built>, "guard(f): f() must return an event");
 

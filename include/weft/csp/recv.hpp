@@ -14,7 +14,7 @@ namespace weft::csp {
 template <class T, std::size_t N> class recv_operation;
 
 template <class T, std::size_t N>
-class recv_event : public event_base<recv_event<T, N>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] recv_event : public event_base<recv_event<T, N>> {
 public:
     explicit recv_event(channel<T, N>& ch) noexcept : ch_(&ch) {}
 
@@ -93,7 +93,8 @@ private:
 /// Outcome: the value; `closed`; `cancelled` (also if the task was
 /// cancelled before the sync); or the abort's reason. Does not allocate.
 template <class T, std::size_t N>
-class recv_operation : detail::offer_wait_storage, detail::first_receiver<T> {
+class [[nodiscard("co_await it: it does nothing until awaited")]] recv_operation
+    : detail::offer_wait_storage, detail::first_receiver<T> {
     using base = detail::first_receiver<T>;
 
 public:

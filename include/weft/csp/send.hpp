@@ -16,7 +16,7 @@ namespace weft::csp {
 template <class T, std::size_t N> class send_operation;
 
 template <class T, std::size_t N>
-class send_event : public event_base<send_event<T, N>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] send_event : public event_base<send_event<T, N>> {
 public:
     send_event(channel<T, N>& ch, T v) noexcept : ch_(&ch), value_(std::move(v)) {}
 
@@ -94,7 +94,8 @@ using send_outcome = std::conditional_t<N == 0, detail::first_sender<T>, send_st
 /// `cancelled`, or an abort's reason; on failure the value is dropped with
 /// the event. Does not allocate.
 template <class T, std::size_t N>
-class send_operation : detail::offer_wait_storage, send_outcome<T, N> {
+class [[nodiscard("co_await it: it does nothing until awaited")]] send_operation
+    : detail::offer_wait_storage, send_outcome<T, N> {
     using base = send_outcome<T, N>;
 
 public:

@@ -12,7 +12,7 @@
 
 namespace weft::csp {
 
-class time_event : public event_base<time_event> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] time_event : public event_base<time_event> {
 public:
     time_event(bool relative, duration d, time_point t) noexcept : relative_(relative), delta_(d), at_(t) {}
 

@@ -37,7 +37,8 @@
 namespace weft::csp {
 
 template <class E>
-class window_event : public event_base<window_event<E>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] window_event
+    : public event_base<window_event<E>> {
 public:
     window_event(E&& e, bool relative, duration a, duration b, time_point ta, time_point tb) noexcept
         : event_(std::move(e)), relative_(relative), after_(a), before_(b), earliest_(ta), latest_(tb) {}

@@ -19,7 +19,7 @@ template <class U> struct flatten<result<U>> { using type = U; };
 }  // namespace detail
 
 template <class E, class F>
-class wrap_event : public event_base<wrap_event<E, F>> {
+class [[nodiscard("co_await it: an event does nothing by itself")]] wrap_event : public event_base<wrap_event<E, F>> {
     using inner_value = event_value_t<E>;
     using call_result = typename detail::wrap_call<inner_value, F>::type;
 

@@ -101,7 +101,7 @@ protected:
 };
 
 template <class... Ts>
-class group_operation : public task_group {
+class [[nodiscard("co_await it: it does nothing until awaited")]] group_operation : public task_group {
     static_assert(sizeof...(Ts) >= 1 && sizeof...(Ts) <= 32, "when_all/when_any take 1 to 32 tasks");
 
 public:
