@@ -41,7 +41,7 @@ inline void prefetch_write(const void* p, std::size_t bytes) noexcept {
 /// The interleaver resumes the lane on its next round; nothing is queued,
 /// so any other coroutine (a weft::task) would never be resumed.
 template <bool Suspends>
-struct step_operation {
+struct [[nodiscard("co_await it: it does nothing until awaited")]] step_operation {
     static constexpr bool await_ready() noexcept { return !Suspends; }
     template <class P>
     static constexpr void await_suspend(std::coroutine_handle<P>) noexcept {
