@@ -128,9 +128,10 @@ public:
         if constexpr (check_misuse) {
             if (running_) detail::run_reentered(cfg_.name);
             running_ = true;
-            detail::one_running_thread<!port::single_core>::enter(cfg_.name);
+            // One-core ports have no second thread to check for.
+            if constexpr (!port::single_core) detail::one_running_thread::enter(cfg_.name);
             const run_outcome o = run_loop();
-            detail::one_running_thread<!port::single_core>::leave();
+            if constexpr (!port::single_core) detail::one_running_thread::leave();
             running_ = false;
             return o;
         }

@@ -7,7 +7,8 @@
 // hang much later). One thread runs coroutines at a time; other threads
 // hand work over with executor::post() and split_phase. Runs nested on one
 // thread (an executor run from another's task) are not concurrent.
-// Boards (single_core) instantiate the empty specialisation: no TLS there.
+// One-core ports (boards) never instantiate it (no TLS there): the
+// executor's calls are discarded by `if constexpr`.
 #include <weft/core/detail/bounded_text.hpp>
 #include <weft/port/port.hpp>
 
@@ -15,14 +16,7 @@
 
 namespace weft::detail {
 
-template <bool Threads>
 struct one_running_thread {
-    static void enter(const char*) noexcept {}
-    static void leave() noexcept {}
-};
-
-template <>
-struct one_running_thread<true> {
     static void enter(const char* name) noexcept {
         if (depth()++ != 0) return;
         const char* other = nullptr;
