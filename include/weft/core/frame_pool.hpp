@@ -417,12 +417,11 @@ private:
         fail(tried, n);
         error& e = last_error();
         if (e.code != errc::frame_too_large) return;
-        char name[failure_name_chars + 1];  // by hand: strlen is 220 B on the board
-        std::size_t k = 0;
-        for (; fn && fn[k] && k < failure_name_chars; ++k) name[k] = fn[k];
-        if (fn && fn[k]) name[k - 1] = name[k - 2] = name[k - 3] = '.';
-        name[k] = '\0';
-        const bool none = e.limit == 0;  // a pool's limit is its slot size here
+        char name[failure_name_chars + 1];  // no strlen: 220 B on the board
+        weft::detail::bounded_text cut{name, sizeof name};
+        cut.put(fn);
+        if (cut.full() && fn[failure_name_chars]) cut.mark_cut();  // longer than the room
+        const bool none = e.object == nullptr;  // no pool declared
         weft::detail::bounded_text t{failure_text(), failure_text_chars};
         if (none) t.put("none declared for ");
         t.put_decimal(n).put(" B frame");
