@@ -62,17 +62,16 @@ weft::task<> first_of_two() {
 weft::mutex bus{"i2c"};
 
 weft::task<> low_owner() {                     // priority 1
-    auto s = co_await bus.lock();              // ok, or cancelled / timeout / cycle
-    if (!s) co_return;
-    weft::lock_guard g{bus};
+    auto g = co_await bus.scoped_lock();       // a guard, or cancelled / timeout / cycle
+    if (!g) co_return;                         // (the guard unlocks when g goes)
     co_await weft::sleep_for(5ms);             // a waiting priority-3 task lends us 3
     std::printf("owner holds the bus at priority %d\n", int(bus.owner()->prio()));
 }
 
 weft::task<> high_waiter() {                   // priority 3
     co_await weft::sleep_for(4ms);
-    if (!co_await bus.lock()) co_return;
-    weft::lock_guard g{bus};
+    auto g = co_await bus.scoped_lock();
+    if (!g) co_return;
     auto again = co_await bus.lock();          // the bus is ours already
     std::printf("%s\n", again.err().message().c_str());  // "mutex 'i2c': would deadlock (...)"
 }

@@ -18,7 +18,8 @@ set(cases
     "critical_section|must provide a default-constructible RAII weft::port::critical_section"
     "fatal|must provide \\[\\[noreturn\\]\\] void weft::port::fatal\\(const char\\*\\) noexcept"
     "console_write|must provide void weft::port::console_write\\(const char\\*, std::size_t\\) noexcept"
-    "target_name|must provide const char\\* weft::port::target_name\\(\\) noexcept")
+    "target_name|must provide const char\\* weft::port::target_name\\(\\) noexcept"
+    "in_handler|must provide bool weft::port::in_handler\\(\\) noexcept")
 set(failed "")
 foreach(c ${cases})
     string(FIND "${c}" "|" bar)

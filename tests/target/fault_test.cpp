@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a firmware prints, and how it exits, when it goes wrong: each build
-// of this file (WEFT_FAULT = 1 to 5) ends in one fault, or (5) in a
+// of this file (WEFT_FAULT = 1 to 6) ends in one fault, or (5, 6) in a
 // programming error a Debug build detects, and CTest checks the exit
 // status (2, as for fatal()) and the console line
 // (tests/target/CMakeLists.txt). A run that reaches the end of main()
 // prints "0 passed, 1 failed" and exits 1: nothing was detected.
 #include "target_test.hpp"
 
+#include <weft/core/event.hpp>
+#include <weft/core/task.hpp>
 #include <weft/csp/connect.hpp>
 #include <weft_port/board/button.hpp>
 #include <weft_port/mps2.hpp>
@@ -28,6 +30,21 @@ volatile std::uint32_t sink;
 // Handlers run on the same (main) stack: an overflow here is caught alike.
 extern "C" void weft_irq_handler_31() { sink = deep(64); }
 
+#if WEFT_FAULT == 6
+// An executor-only call from a handler: the wake would edit the ready
+// queue under the executor's feet.
+weft::frame_pool<128, 2> frames{"fault_frames"};
+weft::event sample_ready{"sample"};
+extern "C" void weft_irq_handler_30() { sample_ready.set(); }
+
+weft::task<> wait_for_sample() { (void)co_await sample_ready.wait(); }
+// Runs once the first task waits (FIFO within a level).
+weft::task<> start_conversion() {
+    weft::port::mps2::pend_irq(weft::port::mps2::soft_irq1);
+    co_return;
+}
+#endif
+
 int main() {
     weft::target_test::say("fault test ", WEFT_FAULT, " on ", weft::port::target_name(), "\n");
 #if WEFT_FAULT == 1
@@ -47,6 +64,13 @@ int main() {
     weft::csp::channel<bool> first{"first"}, second{"second"};
     auto a = weft::csp::connect(ex, first, but0);
     auto b = weft::csp::connect(ex, second, but0);
+#elif WEFT_FAULT == 6
+    weft::executor ex{{"main"}};
+    weft::port::mps2::enable_irq(weft::port::mps2::soft_irq1);
+    auto waiter = ex.spawn(wait_for_sample());
+    auto starter = ex.spawn(start_conversion());
+    if (!waiter || !starter) weft::target_test::say("no frames\n");
+    else (void)ex.run();
 #endif
     weft::target_test::say("0 passed, 1 failed\n");
     return 1;

@@ -3,6 +3,7 @@
 // The executor: one per core. Ready queues (one FIFO per priority and a
 // bitmap, so the next task is found in O(1)), a timer heap, and the
 // interrupt hand-off. It sleeps in the port when nothing is ready.
+#include <weft/core/detail/executor_only.hpp>
 #include <weft/core/detail/one_running_thread.hpp>
 #include <weft/core/detail/timer_heap.hpp>
 #include <weft/core/interrupt_queue.hpp>
@@ -181,8 +182,10 @@ public:
         waker_.notify();
     }
 
-    /// Makes a task ready (FIFO within its priority). Executor thread only.
+    /// Makes a task ready (FIFO within its priority). Executor thread only
+    /// (Debug builds stop the program otherwise: detail/executor_only.hpp).
     void schedule(task_control& t) noexcept {
+        detail::check_executor_only_call("woke a task", cfg_.name, running_);
         const unsigned level = t.priority_;
         const std::uint32_t bit = 1u << level;
         // Behind the tail, or as the head of an empty level (whose slots

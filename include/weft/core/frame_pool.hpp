@@ -21,6 +21,7 @@
 // needed to size the pools of the next build (see docs/port-cortex-m.md,
 // "Frame sizes before deployment").
 #include <weft/core/detail/bounded_text.hpp>
+#include <weft/core/detail/executor_only.hpp>
 #include <weft/core/result.hpp>
 #include <weft/port/port.hpp>
 
@@ -195,6 +196,7 @@ struct frame_allocator {
     /// size, that pool out of recycled slots, a use_frames scope, a pool
     /// added or removed) takes the full search, which gives the same answer.
     [[gnu::always_inline]] static void* allocate(std::size_t n, frame_site site) noexcept {
+        detail::check_executor_only_call("created a coroutine");
         if constexpr (port::small_code) return search(n, site);
         hint& h = last();
         if (n == h.bytes && same_site(h, site.function)) {

@@ -36,6 +36,8 @@ namespace detail {
 }
 }  // namespace detail
 
+class lock_guard;
+
 // The lock_link base links the mutex into its executor's
 // contended_locks() while tasks wait for it: those are the only mutexes
 // an owner can inherit a priority through. The held_lock base links it
@@ -121,6 +123,13 @@ public:
         op.m = this;
         return op;
     }
+
+    /// lock() that gives the lock as a guard: `auto g = co_await
+    /// m.scoped_lock(); if (!g) co_return g.err();` holds it until `g`
+    /// goes out of scope; an error (as lock()'s) holds nothing. Bounded as
+    /// lock() is: `with_timeout(m.scoped_lock(), 5ms)`.
+    struct scoped_lock_operation;
+    scoped_lock_operation scoped_lock() noexcept;
 
 private:
     bool acquire_or_wait(lock_operation& op, std::coroutine_handle<> h) noexcept {
@@ -253,7 +262,8 @@ private:
     detail::intrusive_list waiters_;  // highest priority first, FIFO among equals
 };
 
-/// Unlocks on scope exit: `auto g = lock_guard{m};` after a successful lock.
+/// Unlocks on scope exit: `auto g = lock_guard{m};` after a successful
+/// lock() (it does not lock), or what `co_await m.scoped_lock()` gives.
 class lock_guard {
 public:
     explicit lock_guard(mutex& m) noexcept : m_(&m) {}
@@ -265,5 +275,19 @@ public:
 private:
     mutex* m_;
 };
+
+struct [[nodiscard("co_await it: it does nothing until awaited")]] mutex::scoped_lock_operation : lock_operation {
+    result<lock_guard> await_resume() noexcept {
+        status s = lock_operation::await_resume();
+        if (!s) return s.err();
+        return result<lock_guard>{std::in_place, *m};
+    }
+};
+
+inline mutex::scoped_lock_operation mutex::scoped_lock() noexcept {
+    scoped_lock_operation op{};
+    op.m = this;
+    return op;
+}
 
 }  // namespace weft

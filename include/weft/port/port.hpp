@@ -38,6 +38,11 @@
 //
 //   const char* target_name() noexcept;   // "host-x86_64", "cortex-m4", ...
 //
+//   bool in_handler() noexcept;
+//       True while an interrupt handler runs (on a board: the exception
+//       number in IPSR; on the host: inside a simulated source's handler).
+//       Debug builds use it to stop executor-only calls made from there.
+//
 //   inline constexpr bool small_code;
 //       True where flash matters more than a few instructions per call
 //       (microcontrollers): the core then keeps rarely hot paths, such as
@@ -84,6 +89,7 @@ template <class... A> missing_piece now_ns(A&&...) noexcept;
 template <class... A> missing_piece fatal(A&&...) noexcept;
 template <class... A> missing_piece console_write(A&&...) noexcept;
 template <class... A> missing_piece target_name(A&&...) noexcept;
+template <class... A> missing_piece in_handler(A&&...) noexcept;
 inline constexpr missing_piece small_code{};
 inline constexpr missing_piece single_core{};
 }  // namespace weft::port_missing
@@ -114,6 +120,8 @@ static_assert(requires(const char* s, std::size_t n) { { console_write(s, n) } n
               "the port must provide void weft::port::console_write(const char*, std::size_t) noexcept");
 static_assert(requires { { target_name() } noexcept -> std::same_as<const char*>; },
               "the port must provide const char* weft::port::target_name() noexcept");
+static_assert(requires { { in_handler() } noexcept -> std::same_as<bool>; },
+              "the port must provide bool weft::port::in_handler() noexcept");
 static_assert(requires(const char* s) { { fatal(s) } noexcept -> std::same_as<void>; },
               "the port must provide [[noreturn]] void weft::port::fatal(const char*) noexcept");
 static_assert(std::same_as<decltype(small_code), const bool>,

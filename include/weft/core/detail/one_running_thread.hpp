@@ -26,6 +26,10 @@ struct one_running_thread {
     static void leave() noexcept {
         if (--depth() == 0) running().store(nullptr, std::memory_order_release);
     }
+    /// True inside an executor's run() on the calling thread.
+    static bool on_this_thread() noexcept { return depth() != 0; }
+    /// The name of the executor whose run() a thread is inside, or nullptr.
+    static const char* running_name() noexcept { return running().load(std::memory_order_acquire); }
 
 private:
     static std::atomic<const char*>& running() noexcept {

@@ -210,6 +210,13 @@ inline void console_write(const char* text, std::size_t length) noexcept {
     cortex_m::exit(2);
 }
 
+/// True in an exception handler (IPSR holds its number; 0 in thread mode).
+[[gnu::always_inline]] inline bool in_handler() noexcept {
+    std::uint32_t ipsr;
+    __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return (ipsr & 0x1FFu) != 0;
+}
+
 /// "cortex-m4" or "cortex-m3".
 inline const char* target_name() noexcept {
 #if defined(__ARM_ARCH_7EM__)

@@ -101,7 +101,9 @@ private:
             lk.unlock();
             {
                 critical_section irq_context;  // "interrupts masked" while the handler runs
+                detail::handler_running() = true;
                 handler();
+                detail::handler_running() = false;
             }
             lk.lock();
         }

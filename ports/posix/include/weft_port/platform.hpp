@@ -104,7 +104,15 @@ inline pthread_mutex_t& interrupt_mask() noexcept {
     }();
     return m;
 }
+// Set by interrupt_thread while its handler runs.
+inline bool& handler_running() noexcept {
+    static thread_local bool running = false;
+    return running;
+}
 }  // namespace detail
+
+/// True inside a simulated interrupt source's handler (interrupt_thread).
+inline bool in_handler() noexcept { return detail::handler_running(); }
 
 /// On the host "masking interrupts" means excluding the simulated interrupt
 /// threads, which take the same lock around their handlers.

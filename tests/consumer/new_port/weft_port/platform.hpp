@@ -42,6 +42,9 @@ public:
 #ifndef WEFT_TEST_DROP_console_write
 inline void console_write(const char*, std::size_t) noexcept {}
 #endif
+#ifndef WEFT_TEST_DROP_in_handler
+inline bool in_handler() noexcept { return false; }
+#endif
 #ifndef WEFT_TEST_DROP_target_name
 inline const char* target_name() noexcept { return "new-board"; }
 #endif

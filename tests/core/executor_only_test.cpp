@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// Debug builds stop the program when an executor-only call (waking a task,
+// spawning, creating a coroutine) comes from a simulated interrupt handler
+// or from a thread while the executor runs on another, naming the executor
+// and what to use instead (detail/executor_only.hpp). Built without NDEBUG
+// in every build type (tests/core/CMakeLists.txt); the hand-overs that are
+// allowed from there keep working.
+#include <weft/core/event.hpp>
+#include <weft/core/sleep.hpp>
+#include <weft/core/split_phase.hpp>
+#include <weft/core/task.hpp>
+
+#include <gtest/gtest.h>
+#include <support/weft_test.hpp>
+#include <weft_port/interrupt_thread.hpp>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+using namespace weft;
+using namespace std::chrono_literals;
+
+#ifdef NDEBUG
+#error "executor_only_test checks what Debug builds detect: build it without NDEBUG"
+#endif
+
+namespace {
+
+// Waits on the real clock until the test process ends (the death test's
+// child dies first); says it is inside run() first.
+task<> wait_for(event& ev, std::atomic<bool>& inside) {
+    inside.store(true);
+    (void)co_await ev.wait();
+}
+
+task<> nothing() { co_return; }
+
+task<int> take(split_phase<int>& op, int& got) {
+    auto v = co_await op;
+    got = v ? *v : -1;
+    co_return got;
+}
+
+void wait_until_inside(const std::atomic<bool>& inside) {
+    while (!inside.load()) std::this_thread::yield();
+}
+
+}  // namespace
+
+TEST(executor_only, a_wake_from_another_thread_stops_the_program_naming_the_executor) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            std::thread other([&] {
+                wait_until_inside(inside);
+                ev.set();
+                ex.request_stop();
+            });
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (h) (void)ex.run();
+            other.join();
+        },
+        "weft: executor 'main': woke a task from a thread that is not running it: only the executor's own "
+        "thread may do that; hand the work over with executor::post, split_phase::complete");
+}
+
+TEST(executor_only, a_wake_from_an_interrupt_handler_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            port::interrupt_thread irq([&] {
+                ev.set();
+                ex.request_stop();
+            });
+            std::thread raiser([&] {
+                wait_until_inside(inside);
+                irq.raise();
+            });
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (h) (void)ex.run();
+            raiser.join();
+        },
+        "weft: executor 'main': woke a task from an interrupt handler");
+}
+
+TEST(executor_only, a_coroutine_created_on_another_thread_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            std::optional<task<>> made;  // kept outside: Clang may not elide its frame
+            std::thread other([&] {
+                wait_until_inside(inside);
+                made.emplace(nothing());  // a frame from the process-wide pools
+                ex.request_stop();        // undetected: the test fails, not hangs
+            });
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (h) (void)ex.run();
+            other.join();
+        },
+        "weft: executor 'main': created a coroutine from a thread that is not running it");
+}
+
+TEST(executor_only, a_spawn_from_another_thread_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            auto late = nothing();  // created here, spawned from the other thread
+            std::thread other([&] {
+                wait_until_inside(inside);
+                auto h = ex.spawn(std::move(late));
+                (void)h;
+                ex.request_stop();
+            });
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (h) (void)ex.run();
+            other.join();
+        },
+        "weft: executor 'main': spawned a task from a thread that is not running it");
+}
+
+// What handlers and other threads may do: complete a split_phase, and
+// create coroutines and spawn while no executor runs.
+TEST(executor_only, hand_overs_and_work_before_run_stay_allowed) {
+    executor ex{test::virtual_clock("main")};
+    split_phase<int> op{"sample"};
+    int got = 0;
+    std::optional<result<join_handle<int>>> h;
+    std::thread setup([&] { h.emplace(ex.spawn(take(op, got))); });  // nobody runs yet
+    setup.join();
+    ASSERT_TRUE(*h);
+    port::interrupt_thread irq([&] { (void)op.complete(42); });
+    irq.raise();  // before or during the wait: not lost either way
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_EQ(got, 42);
+}
