@@ -9,6 +9,7 @@
 #include <weft/core/sleep.hpp>
 #include <weft/core/split_phase.hpp>
 #include <weft/core/task.hpp>
+#include <weft/csp/channel.hpp>
 
 #include <gtest/gtest.h>
 #include <support/weft_test.hpp>
@@ -63,7 +64,7 @@ TEST(executor_only, a_wake_from_another_thread_stops_the_program_naming_the_exec
             if (h) (void)ex.run();
             other.join();
         },
-        "weft: executor 'main': woke a task from a thread that is not running it: only the executor's own "
+        "weft: event 'ready': set\\(\\) from a thread other than the executor's: only the executor's own "
         "thread may do that; hand the work over with executor::post, split_phase::complete");
 }
 
@@ -85,7 +86,54 @@ TEST(executor_only, a_wake_from_an_interrupt_handler_stops_the_program) {
             if (h) (void)ex.run();
             raiser.join();
         },
-        "weft: executor 'main': woke a task from an interrupt handler");
+        "weft: event 'ready': set\\(\\) from an interrupt handler: only the executor's own thread");
+}
+
+// Checked at the call, not only when it wakes a task: a buffered
+// channel with nobody waiting on it is edited just the same.
+using sample_ring = csp::channel<int, 4>;  // (a comma would split EXPECT_DEATH's argument)
+
+TEST(executor_only, a_channel_call_from_a_handler_stops_the_program_naming_the_channel) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            sample_ring samples{"samples"};
+            port::interrupt_thread irq([&] {
+                (void)samples.try_send(1);
+                ex.request_stop();
+            });
+            std::thread raiser([&] {
+                wait_until_inside(inside);
+                irq.raise();
+            });
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (h) (void)ex.run();
+            raiser.join();
+        },
+        "weft: channel 'samples': try_send\\(\\) from an interrupt handler");
+}
+
+// A cancel from another thread wakes the task there: the executor's own
+// check catches what no object's entry point does.
+TEST(executor_only, a_cancel_from_another_thread_stops_the_program_naming_the_executor) {
+    EXPECT_DEATH(
+        {
+            executor ex{{"main"}};
+            event ev{"ready"};
+            std::atomic<bool> inside{false};
+            auto h = ex.spawn(wait_for(ev, inside));
+            if (!h) return;
+            std::thread other([&] {
+                wait_until_inside(inside);
+                h->cancel();
+                ex.request_stop();
+            });
+            (void)ex.run();
+            other.join();
+        },
+        "weft: executor 'main': woke a task from a thread other than the executor's");
 }
 
 TEST(executor_only, a_coroutine_created_on_another_thread_stops_the_program) {
@@ -104,7 +152,7 @@ TEST(executor_only, a_coroutine_created_on_another_thread_stops_the_program) {
             if (h) (void)ex.run();
             other.join();
         },
-        "weft: executor 'main': created a coroutine from a thread that is not running it");
+        "weft: executor 'main': created a coroutine from a thread other than the executor's");
 }
 
 TEST(executor_only, a_spawn_from_another_thread_stops_the_program) {
@@ -124,7 +172,7 @@ TEST(executor_only, a_spawn_from_another_thread_stops_the_program) {
             if (h) (void)ex.run();
             other.join();
         },
-        "weft: executor 'main': spawned a task from a thread that is not running it");
+        "weft: executor 'main': spawned a task from a thread other than the executor's");
 }
 
 // What handlers and other threads may do: complete a split_phase, and

@@ -130,7 +130,7 @@ void mixed_cycle(bool b_waits_first) {
     EXPECT_EQ(refused.code(), errc::cycle);
     EXPECT_EQ(text(refused), b_waits_first
                                  ? "join_handle 'join': would deadlock (the joined task is the caller or waits for it)"
-                                 : "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
+                                 : "mutex 'bus': would deadlock (held by a task that waits for this one)");
     EXPECT_TRUE(granted);
     EXPECT_FALSE(bus.locked());
 }

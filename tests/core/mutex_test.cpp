@@ -180,7 +180,7 @@ TEST(mutex, refuses_to_relock_a_held_mutex) {
     ASSERT_TRUE(t);
     EXPECT_EQ(ex.run(), run_outcome::completed);
     ASSERT_TRUE(test::failed_with(again, errc::cycle,
-                                  "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)"));
+                                  "mutex 'bus': would deadlock (already held by this task)"));
     EXPECT_FALSE(m.locked());
 }
 

@@ -205,7 +205,7 @@ TEST(review6, a_lock_held_by_a_parent_whose_child_joins_the_locker_is_refused) {
     ASSERT_TRUE(pp && tt);
     t.emplace(std::move(*tt));
     EXPECT_EQ(ex.run(), run_outcome::completed);
-    EXPECT_EQ(text(t_got), "mutex 'bus': would deadlock (held by the caller or by a task waiting for it)");
+    EXPECT_EQ(text(t_got), "mutex 'bus': would deadlock (held by a task that waits for this one)");
     EXPECT_TRUE(c_got) << text(c_got);
     EXPECT_FALSE(m.locked());
 }

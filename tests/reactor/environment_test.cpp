@@ -422,8 +422,12 @@ struct once : reactor {
 struct sensed : reactor {
     using reactor::reactor;
     // Spaced, so that a sensor thread that never pauses cannot fill the
-    // value slots (that would stop the program, correctly, with overflow).
-    physical_action<int, 8> p{*this, "p", 0ms, 100us, spacing_policy::drop};
+    // value slots (that would stop the program, correctly, with overflow):
+    // over the 5 ms the test's program runs, at most 6 events are 1 ms
+    // apart, fewer than the 8 slots however far the reactor lags behind
+    // (with 100 us, a reactor 800 us late on a loaded machine or under
+    // ASan filled them: about one run in 12).
+    physical_action<int, 8> p{*this, "p", 0ms, 1ms, spacing_policy::drop};
     int got_ = 0;
     reaction r{*this, "r", on(p), [this] { ++got_; }};
 };

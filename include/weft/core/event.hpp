@@ -4,6 +4,7 @@
 // waiter and keeps the event set until reset(). Executor thread only; to
 // set an event from an ISR, complete a split_phase or post an irq_node
 // whose handler calls set().
+#include <weft/core/detail/executor_only.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/result.hpp>
 
@@ -20,11 +21,15 @@ public:
 
     /// Sets the event and makes every waiter ready (in arrival order).
     void set() noexcept {
+        detail::check_executor_only_call("event", name_, "set()");
         set_ = true;
         while (detail::list_node* n = waiters_.pop_front())
             static_cast<detail::queued_waiter*>(n)->grant();
     }
-    void reset() noexcept { set_ = false; }
+    void reset() noexcept {
+        detail::check_executor_only_call("event", name_, "reset()");
+        set_ = false;
+    }
 
     struct [[nodiscard("co_await it: it does nothing until awaited")]] wait_operation : detail::queued_waiter {
         event* ev;

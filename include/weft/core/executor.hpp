@@ -185,7 +185,7 @@ public:
     /// Makes a task ready (FIFO within its priority). Executor thread only
     /// (Debug builds stop the program otherwise: detail/executor_only.hpp).
     void schedule(task_control& t) noexcept {
-        detail::check_executor_only_call("woke a task", cfg_.name, running_);
+        detail::check_executor_only_call("executor", cfg_.name, "woke a task", running_);
         const unsigned level = t.priority_;
         const std::uint32_t bit = 1u << level;
         // Behind the tail, or as the head of an empty level (whose slots

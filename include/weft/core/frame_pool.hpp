@@ -196,7 +196,7 @@ struct frame_allocator {
     /// size, that pool out of recycled slots, a use_frames scope, a pool
     /// added or removed) takes the full search, which gives the same answer.
     [[gnu::always_inline]] static void* allocate(std::size_t n, frame_site site) noexcept {
-        detail::check_executor_only_call("created a coroutine");
+        detail::check_frame_creation();
         if constexpr (port::small_code) return search(n, site);
         hint& h = last();
         if (n == h.bytes && same_site(h, site.function)) {
@@ -413,7 +413,10 @@ private:
     // every slot it could take also says its size and coroutine, formatted
     // into failure_text() (see last_error()). An exhausted pool keeps its
     // static phrase: its limit is a slot count, which a byte size beside
-    // it would make ambiguous, and the fix (more slots) needs neither.
+    // it would make ambiguous, and the fix (more slots) needs neither. Nor
+    // does it name the coroutine: the formatted text is one buffer, which
+    // the next too-large failure rewrites, and an exhausted pool's error
+    // is the one a group (when_all) keeps per child and reports later.
     [[gnu::noinline, gnu::cold]] static void fail(frame_pool_base* tried, std::size_t n,
                                                   const char* fn) noexcept {
         fail(tried, n);

@@ -42,7 +42,7 @@ template <class T>
 elements_of_t<T> elements_of(generator<T>&& g) noexcept { return {std::move(g)}; }
 
 template <class T>
-class [[nodiscard]] generator {
+class [[nodiscard("iterate it or yield its elements_of: a generator does nothing until then")]] generator {
     using value_type_ = std::remove_cvref_t<T>;
     // What the iterator gives: a generator of references passes them on
     // as they are (generator<int&> lets the consumer write through them);

@@ -3,6 +3,7 @@
 // Counting semaphore with a static maximum. release() hands a unit directly
 // to the oldest waiter (FIFO, no barging), so a waiter cannot starve.
 // Executor thread only.
+#include <weft/core/detail/executor_only.hpp>
 #include <weft/core/detail/waiter.hpp>
 #include <weft/core/result.hpp>
 
@@ -45,6 +46,7 @@ public:
     /// Fails with `full`, naming the semaphore and its maximum, if that
     /// would exceed max (the count is unchanged).
     [[nodiscard]] status release() noexcept {
+        detail::check_executor_only_call("semaphore", name_, "release()");
         if (detail::list_node* n = waiters_.pop_front()) {
             static_cast<detail::queued_waiter*>(n)->grant();
             return {};

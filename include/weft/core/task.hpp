@@ -106,7 +106,7 @@ public:
 
 /// A coroutine producing T, started when awaited or spawned.
 template <class T = void>
-class [[nodiscard]] task {
+class [[nodiscard("co_await it or spawn it: a task does nothing until then")]] task {
 public:
     class promise_type : public detail::promise_value<T> {
     public:

@@ -22,39 +22,53 @@ inline constexpr bool check_executor_only = false;
 inline constexpr bool check_executor_only = true;
 #endif
 
-[[noreturn, gnu::noinline, gnu::cold]] inline void executor_only_misused(const char* what, const char* executor,
+[[noreturn, gnu::noinline, gnu::cold]] inline void executor_only_misused(const char* kind, const char* name,
+                                                                       const char* what,
                                                                        bool from_handler) noexcept {
     char text[320];
     bounded_text t{text, sizeof text};
     t.put("weft: ");
-    if (executor) t.put("executor '").put(executor).put("': ");
-    t.put(what).put(from_handler ? " from an interrupt handler" : " from a thread that is not running it")
+    if (name) t.put(kind).put(" '").put(name).put("': ");
+    t.put(what).put(from_handler ? " from an interrupt handler" : " from a thread other than the executor's")
         .put(": only the executor's own thread may do that; hand the work over with executor::post, "
              "split_phase::complete or a driver connected to a channel (docs/core.md, Known limits)");
     port::fatal(text);
 }
 
-/// `what` on the executor called `executor` (nullptr: whichever runs),
-/// which is inside run() on some thread when `running` is true.
-[[gnu::always_inline]] inline void check_executor_only_call(const char* what, const char* executor,
+/// `what` on the object `kind` `name` (no prefix if name is nullptr),
+/// whose executor is inside run() on some thread when `running` is true.
+[[gnu::always_inline]] inline void check_executor_only_call(const char* kind, const char* name, const char* what,
                                                             bool running) noexcept {
     if constexpr (check_executor_only) {
-        if (port::in_handler()) executor_only_misused(what, executor, true);
+        if (port::in_handler()) executor_only_misused(kind, name, what, true);
         if constexpr (!port::single_core) {
-            if (running && !one_running_thread::on_this_thread()) executor_only_misused(what, executor, false);
+            if (running && !one_running_thread::on_this_thread()) executor_only_misused(kind, name, what, false);
         }
     }
 }
 
-/// For what touches every executor's state at once (the frame pools): a
-/// thread other than the one inside an executor's run().
-[[gnu::always_inline]] inline void check_executor_only_call(const char* what) noexcept {
+/// For an object that does not know its executor (an event, a channel),
+/// or state every executor shares (the frame pools): from a handler, or
+/// from a thread while an executor runs on another one.
+[[gnu::always_inline]] inline void check_executor_only_call(const char* kind, const char* name,
+                                                            const char* what) noexcept {
     if constexpr (check_executor_only) {
         if constexpr (port::single_core) {
-            check_executor_only_call(what, nullptr, false);
+            check_executor_only_call(kind, name, what, false);
+        } else {
+            check_executor_only_call(kind, name, what, one_running_thread::running_name() != nullptr);
+        }
+    }
+}
+
+/// A coroutine frame: named after the executor that runs, if one does.
+[[gnu::always_inline]] inline void check_frame_creation() noexcept {
+    if constexpr (check_executor_only) {
+        if constexpr (port::single_core) {
+            check_executor_only_call("executor", nullptr, "created a coroutine", false);
         } else {
             const char* running = one_running_thread::running_name();
-            check_executor_only_call(what, running, running != nullptr);
+            check_executor_only_call("executor", running, "created a coroutine", running != nullptr);
         }
     }
 }
