@@ -43,134 +43,84 @@ task<int> take(split_phase<int>& op, int& got) {
     co_return got;
 }
 
-void wait_until_inside(const std::atomic<bool>& inside) {
-    while (!inside.load()) std::this_thread::yield();
+// Runs elsewhere(ex, ev, waiter) on another thread once a task of executor
+// 'main' waits for event 'ready' inside run(), then stops the executor:
+// a call the check misses fails the death test instead of hanging it.
+template <class Elsewhere>
+void while_a_task_waits(Elsewhere elsewhere) {
+    executor ex{{"main"}};
+    event ev{"ready"};
+    std::atomic<bool> inside{false};
+    auto waiter = ex.spawn(wait_for(ev, inside));
+    if (!waiter) return;
+    std::thread other([&] {
+        while (!inside.load()) std::this_thread::yield();
+        elsewhere(ex, ev, *waiter);
+        ex.request_stop();
+    });
+    (void)ex.run();
+    other.join();
 }
+
+// Calls f() from a simulated interrupt handler and returns once it ran.
+template <class F>
+void from_a_handler(F f) {
+    std::atomic<bool> ran{false};
+    port::interrupt_thread irq([&] {
+        f();
+        ran.store(true);
+    });
+    irq.raise();
+    while (!ran.load()) std::this_thread::yield();
+}
+
+using sample_ring = csp::channel<int, 4>;
 
 }  // namespace
 
-TEST(executor_only, a_wake_from_another_thread_stops_the_program_naming_the_executor) {
-    EXPECT_DEATH(
-        {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
-            std::thread other([&] {
-                wait_until_inside(inside);
-                ev.set();
-                ex.request_stop();
-            });
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (h) (void)ex.run();
-            other.join();
-        },
-        "weft: event 'ready': set\\(\\) from a thread other than the executor's: only the executor's own "
-        "thread may do that; hand the work over with executor::post, split_phase::complete");
+TEST(executor_only, a_wake_from_another_thread_stops_the_program_naming_the_event) {
+    EXPECT_DEATH(while_a_task_waits([](executor&, event& ev, auto&) { ev.set(); }),
+                 "weft: event 'ready': set\\(\\) from a thread other than the executor's: only the "
+                 "executor's own thread may do that; hand the work over with executor::post, "
+                 "split_phase::complete");
 }
 
 TEST(executor_only, a_wake_from_an_interrupt_handler_stops_the_program) {
-    EXPECT_DEATH(
-        {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
-            port::interrupt_thread irq([&] {
-                ev.set();
-                ex.request_stop();
-            });
-            std::thread raiser([&] {
-                wait_until_inside(inside);
-                irq.raise();
-            });
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (h) (void)ex.run();
-            raiser.join();
-        },
-        "weft: event 'ready': set\\(\\) from an interrupt handler: only the executor's own thread");
+    EXPECT_DEATH(while_a_task_waits([](executor&, event& ev, auto&) { from_a_handler([&] { ev.set(); }); }),
+                 "weft: event 'ready': set\\(\\) from an interrupt handler: only the executor's own thread");
 }
 
 // Checked at the call, not only when it wakes a task: a buffered
 // channel with nobody waiting on it is edited just the same.
-using sample_ring = csp::channel<int, 4>;  // (a comma would split EXPECT_DEATH's argument)
-
 TEST(executor_only, a_channel_call_from_a_handler_stops_the_program_naming_the_channel) {
-    EXPECT_DEATH(
-        {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
-            sample_ring samples{"samples"};
-            port::interrupt_thread irq([&] {
-                (void)samples.try_send(1);
-                ex.request_stop();
-            });
-            std::thread raiser([&] {
-                wait_until_inside(inside);
-                irq.raise();
-            });
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (h) (void)ex.run();
-            raiser.join();
-        },
-        "weft: channel 'samples': try_send\\(\\) from an interrupt handler");
+    sample_ring samples{"samples"};
+    EXPECT_DEATH(while_a_task_waits([&](executor&, event&, auto&) {
+                     from_a_handler([&] { (void)samples.try_send(1); });
+                 }),
+                 "weft: channel 'samples': try_send\\(\\) from an interrupt handler");
 }
 
 // A cancel from another thread wakes the task there: the executor's own
 // check catches what no object's entry point does.
 TEST(executor_only, a_cancel_from_another_thread_stops_the_program_naming_the_executor) {
-    EXPECT_DEATH(
-        {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (!h) return;
-            std::thread other([&] {
-                wait_until_inside(inside);
-                h->cancel();
-                ex.request_stop();
-            });
-            (void)ex.run();
-            other.join();
-        },
-        "weft: executor 'main': woke a task from a thread other than the executor's");
+    EXPECT_DEATH(while_a_task_waits([](executor&, event&, auto& waiter) { waiter.cancel(); }),
+                 "weft: executor 'main': woke a task from a thread other than the executor's");
 }
 
 TEST(executor_only, a_coroutine_created_on_another_thread_stops_the_program) {
-    EXPECT_DEATH(
-        {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
-            std::optional<task<>> made;  // kept outside: Clang may not elide its frame
-            std::thread other([&] {
-                wait_until_inside(inside);
-                made.emplace(nothing());  // a frame from the process-wide pools
-                ex.request_stop();        // undetected: the test fails, not hangs
-            });
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (h) (void)ex.run();
-            other.join();
-        },
-        "weft: executor 'main': created a coroutine from a thread other than the executor's");
+    std::optional<task<>> made;  // kept outside: Clang may not elide its frame
+    EXPECT_DEATH(while_a_task_waits([&](executor&, event&, auto&) { made.emplace(nothing()); }),
+                 "weft: executor 'main': created a coroutine from a thread other than the executor's");
 }
 
 TEST(executor_only, a_spawn_from_another_thread_stops_the_program) {
     EXPECT_DEATH(
         {
-            executor ex{{"main"}};
-            event ev{"ready"};
-            std::atomic<bool> inside{false};
             auto late = nothing();  // created here, spawned from the other thread
-            std::thread other([&] {
-                wait_until_inside(inside);
+            while_a_task_waits([&](executor& ex, event&, auto&) {
                 auto h = ex.spawn(std::move(late));
                 (void)h;
-                ex.request_stop();
             });
-            auto h = ex.spawn(wait_for(ev, inside));
-            if (h) (void)ex.run();
-            other.join();
         },
         "weft: executor 'main': spawned a task from a thread other than the executor's");
 }
