@@ -21,13 +21,13 @@ public:
 
     /// Sets the event and makes every waiter ready (in arrival order).
     void set() noexcept {
-        detail::check_executor_only_call("event", name_, "set()");
+        if constexpr (detail::check_executor_only) detail::check_executor_only_call("event", name_, "set()");
         set_ = true;
         while (detail::list_node* n = waiters_.pop_front())
             static_cast<detail::queued_waiter*>(n)->grant();
     }
     void reset() noexcept {
-        detail::check_executor_only_call("event", name_, "reset()");
+        if constexpr (detail::check_executor_only) detail::check_executor_only_call("event", name_, "reset()");
         set_ = false;
     }
 

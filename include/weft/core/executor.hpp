@@ -185,7 +185,8 @@ public:
     /// Makes a task ready (FIFO within its priority). Executor thread only
     /// (Debug builds stop the program otherwise: detail/executor_only.hpp).
     void schedule(task_control& t) noexcept {
-        detail::check_executor_only_call("executor", cfg_.name, "woke a task", running_);
+        if constexpr (detail::check_executor_only)
+            detail::check_executor_only_call("executor", cfg_.name, "woke a task", running_);
         const unsigned level = t.priority_;
         const std::uint32_t bit = 1u << level;
         // Behind the tail, or as the head of an empty level (whose slots

@@ -156,7 +156,8 @@ private:
 
 template <class T>
 result<join_handle<T>> executor::spawn(task<T>&& t, unsigned p) noexcept {
-    detail::check_executor_only_call("executor", cfg_.name, "spawned a task", running_);
+    if constexpr (detail::check_executor_only)
+        detail::check_executor_only_call("executor", cfg_.name, "spawned a task", running_);
     if (!t) return t.err();
     if (p > max_priority)
         return error{errc::invalid, "executor", cfg_.name, max_priority, "priority above max_priority"};

@@ -87,14 +87,16 @@ public:
     /// Fails with `full` (no receiver / no room) or `closed`, handing `v`
     /// back. Executor thread only; does not allocate.
     send_result<T> try_send(T v) noexcept {
-        weft::detail::check_executor_only_call("channel", name_, "try_send()");
+        if constexpr (weft::detail::check_executor_only)
+            weft::detail::check_executor_only_call("channel", name_, "try_send()");
         errc st = errc::ok;
         if (offer_send(v, st) && st == errc::ok) return {};
         return {make_error(st == errc::ok ? errc::full : st), std::move(v)};
     }
     /// Receives without waiting. Fails with `empty` or (once drained) `closed`.
     result<T> try_recv() noexcept {
-        weft::detail::check_executor_only_call("channel", name_, "try_recv()");
+        if constexpr (weft::detail::check_executor_only)
+            weft::detail::check_executor_only_call("channel", name_, "try_recv()");
         if constexpr (N > 0)
             if (can_take()) return take();
         detail::value_slot<T> out;
@@ -106,7 +108,8 @@ public:
     /// Closes the channel: waiting senders and receivers end with `closed`,
     /// later sends fail with `closed`, buffered values can still be received.
     void close() noexcept {
-        weft::detail::check_executor_only_call("channel", name_, "close()");
+        if constexpr (weft::detail::check_executor_only)
+            weft::detail::check_executor_only_call("channel", name_, "close()");
         closed_ = true;
         if (detail::first_receiver<T>* f = first_.node) {
             f->status = errc::closed;

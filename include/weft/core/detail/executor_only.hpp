@@ -9,7 +9,10 @@
 // executor and fails much later (a lost wake, a frame handed out twice),
 // far from its cause. What may come from there instead: executor::post,
 // split_phase::complete, a driver connected to a channel.
-// Release builds compile the checks away (the wake path stays as fast).
+// Release builds compile the checks away (the wake path stays as fast):
+// callers write `if constexpr (check_executor_only) check_...(...)`, so
+// that not even the arguments (a name loaded from the object) are
+// evaluated; GCC otherwise hoisted one such load into spawn's fast path.
 #include <weft/core/detail/bounded_text.hpp>
 #include <weft/core/detail/one_running_thread.hpp>
 #include <weft/port/port.hpp>
