@@ -290,10 +290,6 @@ struct [[nodiscard("co_await it: it does nothing until awaited")]] mutex::scoped
     }
 };
 
-inline mutex::scoped_lock_operation mutex::scoped_lock() noexcept {
-    scoped_lock_operation op{};
-    op.m = this;
-    return op;
-}
+inline mutex::scoped_lock_operation mutex::scoped_lock() noexcept { return {lock()}; }
 
 }  // namespace weft

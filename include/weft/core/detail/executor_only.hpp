@@ -50,29 +50,26 @@ inline constexpr bool check_executor_only = true;
     }
 }
 
-/// For an object that does not know its executor (an event, a channel),
-/// or state every executor shares (the frame pools): from a handler, or
-/// from a thread while an executor runs on another one.
-[[gnu::always_inline]] inline void check_executor_only_call(const char* kind, const char* name,
-                                                            const char* what) noexcept {
-    if constexpr (check_executor_only) {
-        if constexpr (port::single_core) {
-            check_executor_only_call(kind, name, what, false);
-        } else {
-            check_executor_only_call(kind, name, what, one_running_thread::running_name() != nullptr);
-        }
-    }
+/// The executor inside run() on some thread, or nullptr. One-core ports
+/// have no other thread (and no one_running_thread): always nullptr.
+inline const char* executor_running() noexcept {
+    if constexpr (port::single_core) return nullptr;
+    else return one_running_thread::running_name();
 }
 
-/// A coroutine frame: named after the executor that runs, if one does.
+/// For an object that does not know its executor (an event, a channel):
+/// from a handler, or from a thread while an executor runs on another one.
+[[gnu::always_inline]] inline void check_executor_only_call(const char* kind, const char* name,
+                                                            const char* what) noexcept {
+    if constexpr (check_executor_only) check_executor_only_call(kind, name, what, executor_running() != nullptr);
+}
+
+/// A coroutine frame (the pools every executor shares): named after the
+/// executor that runs, if one does.
 [[gnu::always_inline]] inline void check_frame_creation() noexcept {
     if constexpr (check_executor_only) {
-        if constexpr (port::single_core) {
-            check_executor_only_call("executor", nullptr, "created a coroutine", false);
-        } else {
-            const char* running = one_running_thread::running_name();
-            check_executor_only_call("executor", running, "created a coroutine", running != nullptr);
-        }
+        const char* running = executor_running();
+        check_executor_only_call("executor", running, "created a coroutine", running != nullptr);
     }
 }
 
