@@ -40,3 +40,32 @@ TEST(interrupt_thread, raise_after_fires_once_and_a_rearm_replaces_it) {
     src.stop();
     EXPECT_EQ(runs.load(), 2);
 }
+
+// stop() joins the source's thread, whose handler may be waiting for the
+// critical section the caller holds: a deadlock only when the timing is
+// unlucky. The program stops every time instead, saying why.
+TEST(interrupt_thread_death, stop_inside_a_critical_section_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            interrupt_thread src([] {});
+            weft::port::critical_section cs;
+            src.stop();
+        },
+        "weft: interrupt_thread: stop\\(\\) \\(or its destructor\\) inside a critical_section");
+}
+
+// A source already stopped has no handler left to wait for: destroying it
+// inside a critical section is fine.
+TEST(interrupt_thread, a_stopped_source_may_be_destroyed_inside_a_critical_section) {
+    std::atomic<int> runs{0};
+    std::optional<interrupt_thread> src;
+    src.emplace([&] { runs.fetch_add(1, std::memory_order_relaxed); });
+    src->raise();
+    while (runs.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+    src->stop();
+    {
+        weft::port::critical_section cs;
+        src.reset();
+    }
+    EXPECT_EQ(runs.load(), 1);
+}

@@ -60,7 +60,8 @@ public:
     /// Ends the source; when it returns, the handler no longer runs.
     /// Callable from any thread, also from the handler itself (a source
     /// that stops itself): it then only ends the source, which its
-    /// destructor joins later.
+    /// destructor joins later. Not inside a critical_section (the program
+    /// stops with a message: the join could wait for ever).
     void stop() {
         {
             std::lock_guard<std::mutex> g(m_);
@@ -73,7 +74,14 @@ public:
         // Concurrent stop() calls: one joins, the others wait for it, so
         // none returns while the handler may still run.
         std::lock_guard<std::mutex> g(join_m_);
-        if (thread_.joinable()) thread_.join();
+        if (!thread_.joinable()) return;
+        // The handler may be waiting to enter its critical_section, which
+        // this thread holds: the join would never return, and only when
+        // the timing is unlucky. Stopped every time instead.
+        if (detail::critical_depth() > 0)
+            fatal("weft: interrupt_thread: stop() (or its destructor) inside a critical_section: the handler "
+                  "waits for the section, the section's owner for the handler; stop the source outside it");
+        thread_.join();
     }
 
 private:

@@ -109,6 +109,12 @@ inline bool& handler_running() noexcept {
     static thread_local bool running = false;
     return running;
 }
+// How many critical_sections this thread is inside: interrupt_thread::stop()
+// must not wait for a handler that waits for this thread's section.
+inline unsigned& critical_depth() noexcept {
+    static thread_local unsigned depth = 0;
+    return depth;
+}
 }  // namespace detail
 
 /// True inside a simulated interrupt source's handler (interrupt_thread).
@@ -118,8 +124,14 @@ inline bool in_handler() noexcept { return detail::handler_running(); }
 /// threads, which take the same lock around their handlers.
 class critical_section {
 public:
-    critical_section() noexcept { pthread_mutex_lock(&detail::interrupt_mask()); }
-    ~critical_section() { pthread_mutex_unlock(&detail::interrupt_mask()); }
+    critical_section() noexcept {
+        pthread_mutex_lock(&detail::interrupt_mask());
+        ++detail::critical_depth();
+    }
+    ~critical_section() {
+        --detail::critical_depth();
+        pthread_mutex_unlock(&detail::interrupt_mask());
+    }
     critical_section(const critical_section&) = delete;
     critical_section& operator=(const critical_section&) = delete;
 };
