@@ -7,7 +7,10 @@
 //   output (LED, UART tx):            std::size_t writable();  status write(T);
 //   both:  bool is_synchronous();     // true: readable/writable never change
 //                                     // by themselves (LED); false: the driver
-//                                     // raises an interrupt when they do
+//                                     // raises an interrupt when they do. The
+//                                     // same answer for the driver's lifetime:
+//                                     // only asynchronous drivers keep a
+//                                     // virtual-clock run() from `stalled`
 //          void attach(executor&, irq_node&);  // the driver posts the node
 //                                     // (executor::post, interrupt-safe) from
 //                                     // its ISR whenever readable/writable grow

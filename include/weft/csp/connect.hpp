@@ -53,8 +53,15 @@ public:
     std::size_t transferred() const noexcept { return transferred_; }
 
 protected:
-    connection_base(executor& ex, void (*irq)(irq_node*) noexcept) noexcept
-        : irq_node(irq), ex_(&ex) { ex.external_begin(); }
+    // Only an asynchronous driver is an external source: a synchronous one
+    // (an LED) never posts, so counting it would keep a virtual-clock run()
+    // waiting for ever where nothing can wake its tasks (`stalled`). Asked
+    // of the driver here and again in disconnect() (a constant for the
+    // ports' drivers). Out of line: one copy for every kind of connection.
+    [[gnu::noinline]] connection_base(executor& ex, void (*irq)(irq_node*) noexcept, bool external) noexcept
+        : irq_node(irq), ex_(&ex) {
+        if (external) ex.external_begin();
+    }
     ~connection_base() = default;  // the derived destructor disconnects
     void record(const error& e) noexcept { last_ = e; ++errors_; }
     // A failed driver read ends the input connection's turn: the rest is
@@ -78,7 +85,7 @@ protected:
         ex_->withdraw_post(*this);
         offer_.withdraw();
         waiting_ = false;
-        ex_->external_end();  // no more interrupts to wait for
+        if (!drv.is_synchronous()) ex_->external_end();  // no more interrupts to wait for
         return true;
     }
 
@@ -97,7 +104,7 @@ class [[nodiscard("keep it: destroying the connection closes it")]] input_connec
     : public detail::connection_base {
 public:
     input_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
-        : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
+        : connection_base(ex, &on_irq, !drv.is_synchronous()), ch_(&ch), drv_(&drv) {
         offer_.owner = this;
         complete = &on_commit;
         drv.attach(ex, *this);
@@ -164,7 +171,7 @@ class [[nodiscard("keep it: destroying the connection closes it")]] output_conne
     : public detail::connection_base {
 public:
     output_connection(executor& ex, channel<T, N>& ch, D& drv) noexcept
-        : connection_base(ex, &on_irq), ch_(&ch), drv_(&drv) {
+        : connection_base(ex, &on_irq, !drv.is_synchronous()), ch_(&ch), drv_(&drv) {
         offer_.owner = this;
         offer_.value = node_.slot.raw();
         complete = &on_commit;

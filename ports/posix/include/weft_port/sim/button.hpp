@@ -2,8 +2,10 @@
 #pragma once
 // Simulated push button (asynchronous input driver, bridge of bool):
 // press()/release() act as the GPIO interrupt and may be called from a
-// test, a script thread or a signal handler; the executor reads true
-// (pressed) / false (released) in order.
+// test or a script thread (one at a time: the FIFO has one producer), not
+// from a POSIX signal handler: their post notifies the executor under a
+// mutex, which a signal landing on a thread that holds it would deadlock.
+// The executor reads true (pressed) / false (released) in order.
 #include <weft/core/result.hpp>
 #include <weft_port/sim/irq_ring.hpp>
 

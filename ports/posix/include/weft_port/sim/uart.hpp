@@ -42,11 +42,14 @@ public:
     int peer_fd() const noexcept { return fds_[1]; }
     /// Writes bytes onto the wire (any thread). They reach the RX FIFO a
     /// little later, from the reader thread; on the virtual clock use
-    /// deliver().
-    void inject(const void* data, std::size_t n) noexcept {
+    /// deliver(). Returns how many bytes went on the wire: fewer than `n`
+    /// once the far end has hung up (an error, not SIGPIPE).
+    std::size_t inject(const void* data, std::size_t n) noexcept {
         // Counted before the write, so the reader never counts ahead.
         on_wire_.fetch_add(n, std::memory_order_relaxed);
-        on_wire_.fetch_sub(n - write_wire(data, n), std::memory_order_relaxed);
+        const std::size_t put = write_wire(data, n);
+        on_wire_.fetch_sub(n - put, std::memory_order_relaxed);
+        return put;
     }
     /// Writes bytes onto the wire and returns once the reader thread has
     /// put every byte on the wire so far into the RX FIFO and posted the
@@ -57,19 +60,22 @@ public:
     /// microseconds, blocked rather than spinning), not for time. Fails with `full` if the bytes do not
     /// fit in the FIFO's free room (waiting would then never end: only the
     /// executor empties it), with `closed` if the RX half was never
-    /// attached (no reader thread). Bytes written to peer_fd() directly
+    /// attached (no reader thread), with `device` if the far end hung up
+    /// (the bytes could not be put on the wire; no SIGPIPE). Bytes written to peer_fd() directly
     /// are not counted: do not mix them with deliver(). Executor thread
     /// only; does not allocate.
     status deliver(const void* data, std::size_t n) noexcept {
         if (!started_) return error{errc::closed, "uart", name_, 0, "rx not connected, nothing reads the wire"};
         if (ring_.size() + in_socket() + n > fifo)
             return error{errc::full, "uart", name_, fifo, "bytes to deliver exceed the free rx FIFO"};
-        inject(data, n);
+        const std::size_t put = inject(data, n);
         for (;;) {
             const std::size_t in = in_fifo_.load(std::memory_order_acquire);
-            if (on_wire_.load(std::memory_order_relaxed) <= in) return {};
+            if (on_wire_.load(std::memory_order_relaxed) <= in) break;
             in_fifo_.wait(in, std::memory_order_acquire);  // the reader notifies each byte
         }
+        if (put != n) return error{errc::device, "uart", name_, 0, "rx wire hung up, bytes not delivered"};
+        return {};
     }
 
     /// RX half: bridge of std::uint8_t (asynchronous).
@@ -143,7 +149,8 @@ private:
         const auto* p = static_cast<const std::uint8_t*>(data);
         std::size_t done = 0;
         while (done < n) {
-            ssize_t k = ::write(fds_[1], p + done, n - done);
+            // A hung-up wire is an error, not SIGPIPE (as for TX).
+            ssize_t k = ::send(fds_[1], p + done, n - done, MSG_NOSIGNAL);
             if (k <= 0) break;
             done += std::size_t(k);
         }
