@@ -32,7 +32,17 @@ public:
 
     interrupt_thread(const interrupt_thread&) = delete;
     interrupt_thread& operator=(const interrupt_thread&) = delete;
-    ~interrupt_thread() { stop(); }
+    ~interrupt_thread() {
+        stop();
+        // stop() does not join inside a critical_section; the thread may be
+        // waiting to take the section to see that it has stopped, and this
+        // object must outlive it. Stopped every time, not only when the
+        // timing is unlucky.
+        std::lock_guard<std::mutex> g(join_m_);
+        if (thread_.joinable() && detail::critical_depth() > 0)
+            fatal("weft: interrupt_thread: destroyed inside a critical_section while its thread runs: "
+                  "the thread may wait for the section; stop() it there and destroy it outside");
+    }
 
     /// Pends the interrupt (on-demand sources). Callable from any thread.
     void raise() {
@@ -59,9 +69,9 @@ public:
 
     /// Ends the source; when it returns, the handler no longer runs.
     /// Callable from any thread, also from the handler itself (a source
-    /// that stops itself): it then only ends the source, which its
-    /// destructor joins later. Not inside a critical_section (the program
-    /// stops with a message: the join could wait for ever).
+    /// that stops itself) and inside a critical_section (another source's
+    /// handler, masked code): there it only ends the source, and the
+    /// destructor joins its thread later, outside the section.
     void stop() {
         {
             std::lock_guard<std::mutex> g(m_);
@@ -71,17 +81,15 @@ public:
             if (std::this_thread::get_id() == self_) return;
         }
         cv_.notify_one();
+        // Holding the mask, we know the handler is not running, and the
+        // loop reads stopping_ again once it holds the mask, so it will
+        // not run. A join here could wait for ever: the thread may be
+        // waiting for the mask we hold.
+        if (detail::critical_depth() > 0) return;
         // Concurrent stop() calls: one joins, the others wait for it, so
         // none returns while the handler may still run.
         std::lock_guard<std::mutex> g(join_m_);
-        if (!thread_.joinable()) return;
-        // The handler may be waiting to enter its critical_section, which
-        // this thread holds: the join would never return, and only when
-        // the timing is unlucky. Stopped every time instead.
-        if (detail::critical_depth() > 0)
-            fatal("weft: interrupt_thread: stop() (or its destructor) inside a critical_section: the handler "
-                  "waits for the section, the section's owner for the handler; stop the source outside it");
-        thread_.join();
+        if (thread_.joinable()) thread_.join();
     }
 
 private:
@@ -109,12 +117,21 @@ private:
             lk.unlock();
             {
                 critical_section irq_context;  // "interrupts masked" while the handler runs
+                // A stop() made while we waited for the mask (by a
+                // handler, or code inside a critical_section) returned
+                // without waiting for us: the handler must not run now.
+                if (stopped()) return;
                 detail::handler_running() = true;
                 handler();
                 detail::handler_running() = false;
             }
             lk.lock();
         }
+    }
+
+    bool stopped() {
+        std::lock_guard<std::mutex> g(m_);
+        return stopping_;
     }
 
     std::chrono::nanoseconds period_;
