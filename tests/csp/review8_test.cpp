@@ -45,12 +45,11 @@ struct rng_t {
     }
 };
 
-// An input driver the test feeds; a value < 0 in the queue makes that read fail.
-struct fz_in {
+// The interrupt side both test drivers share: changed() is their
+// interrupt, posted only while attached.
+struct fz_attachment {
     executor* ex = nullptr;
     irq_node* node = nullptr;
-    std::deque<int> q;
-    bool mute = false;  // readable() says 0 (flapping)
     bool is_synchronous() const noexcept { return false; }
     void attach(executor& e, irq_node& n) noexcept {
         EXPECT_EQ(node, nullptr);
@@ -58,6 +57,15 @@ struct fz_in {
         node = &n;
     }
     void detach() noexcept { node = nullptr; }
+    void changed() noexcept {
+        if (node) (void)ex->post(*node);
+    }
+};
+
+// An input driver the test feeds; a value < 0 in the queue makes that read fail.
+struct fz_in : fz_attachment {
+    std::deque<int> q;
+    bool mute = false;  // readable() says 0 (flapping)
     std::size_t readable() const noexcept { return mute ? 0 : q.size(); }
     result<counted> read() noexcept {
         int v = q.front();
@@ -65,24 +73,12 @@ struct fz_in {
         if (v < 0) return error{errc::device, "fz", "in", 0, "read failed"};
         return counted{v};
     }
-    void changed() noexcept {
-        if (node) (void)ex->post(*node);
-    }
 };
 
 // An output driver whose writability flaps; a write of a multiple of 11 fails.
-struct fz_out {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
+struct fz_out : fz_attachment {
     bool open = true;
     std::vector<int> written, failed;
-    bool is_synchronous() const noexcept { return false; }
-    void attach(executor& e, irq_node& n) noexcept {
-        EXPECT_EQ(node, nullptr);
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
     std::size_t writable() const noexcept { return open ? 1 : 0; }
     status write(counted v) noexcept {
         if (v.v % 11 == 0) {
@@ -91,9 +87,6 @@ struct fz_out {
         }
         written.push_back(v.v);
         return {};
-    }
-    void changed() noexcept {
-        if (node) (void)ex->post(*node);
     }
 };
 
