@@ -400,12 +400,8 @@ TEST(csp_review7, a_choose_send_taken_before_a_cancel_reports_its_branch) {
 // and every value constructed is destroyed exactly once.
 namespace {
 struct fuzz_world {
-    explicit fuzz_world(unsigned seed) : rng(seed) {}
-    std::uint32_t rng;
-    int rnd(int n) {
-        rng = rng * 1664525u + 1013904223u;
-        return int((rng >> 8) % unsigned(n));
-    }
+    explicit fuzz_world(unsigned seed) : rnd{seed} {}
+    test::seeded_rng rnd;
     channel<counted> rv[2] = {channel<counted>{"rv0"}, channel<counted>{"rv1"}};
     channel<counted, 1> bf[2] = {channel<counted, 1>{"bf0"}, channel<counted, 1>{"bf1"}};
     std::vector<int> sent, received;

@@ -6,6 +6,7 @@
 #include <weft/csp/connect.hpp>
 
 #include <gtest/gtest.h>
+#include <support/scripted_drivers.hpp>
 #include <support/weft_test.hpp>
 
 #include <weft_port/sim/button.hpp>
@@ -24,7 +25,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -37,28 +37,12 @@ namespace {
 
 frame_pool<16384, 16> review8_frames{"csp_review8"};
 
-struct rng_t {
-    std::uint32_t s;
-    int operator()(int n) {
-        s = s * 1664525u + 1013904223u;
-        return int((s >> 8) % unsigned(n));
-    }
-};
-
-// The interrupt side both test drivers share: changed() is their
-// interrupt, posted only while attached.
-struct fz_attachment {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
-    bool is_synchronous() const noexcept { return false; }
+// The interrupt side both test drivers share (changed() is their
+// interrupt), checking that no connection attaches one still attached.
+struct fz_attachment : test::scripted_driver {
     void attach(executor& e, irq_node& n) noexcept {
         EXPECT_EQ(node, nullptr);
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
-    void changed() noexcept {
-        if (node) (void)ex->post(*node);
+        scripted_driver::attach(e, n);
     }
 };
 
@@ -95,7 +79,7 @@ struct fz_world {
     using in_conn = input_connection<counted, N, fz_in>;
     using out_conn = output_connection<counted, N, fz_out>;
     explicit fz_world(unsigned seed) : rnd{seed} {}
-    rng_t rnd;
+    test::seeded_rng rnd;
     executor ex{test::virtual_clock()};
     channel<counted, N> ch{"fz"};
     fz_in in[2];

@@ -93,4 +93,15 @@ struct counted {
     ~counted() { --live; }
 };
 
+/// A small seeded generator for randomised tests: the same seed gives the
+/// same run on every machine and standard library (std::mt19937's
+/// distributions do not promise that). rng(n) is in [0, n).
+struct seeded_rng {
+    std::uint32_t state;
+    int operator()(int n) noexcept {
+        state = state * 1664525u + 1013904223u;
+        return int((state >> 8) % unsigned(n));
+    }
+};
+
 }  // namespace weft::test
