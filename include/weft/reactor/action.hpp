@@ -59,12 +59,14 @@ protected:
         std::uint16_t slot = store_.put(std::forward<V>(value)...);
         if (slot == value_store<T, Slots>::none) return slots_full();
         if (commit(at, slot)) return {};
-        store_.release(slot);
+        store_.discard(slot);
         return owner_->env_->overflow_error(*this, at);
     }
-    // Every value slot holds an event: the program stops with this error.
+    // Every value slot holds an event: the program stops with this error,
+    // naming the action by its kind as every other message does (a
+    // physical action's drain reaches this too: "physical action 'p'").
     [[gnu::cold, gnu::noinline]] error slots_full() noexcept {
-        error e{errc::full, "action", name_, Slots, "value slots full"};
+        error e{errc::full, detail::kind_name(kind_), name_, Slots, "value slots full"};
         owner_->env_->fail(e);
         return e;
     }
@@ -77,7 +79,7 @@ private:
         a->owner_->env_->make_present(*a);
     }
     static void on_discard(element* e, std::uint16_t slot) noexcept {
-        static_cast<action_core*>(e)->store_.release(slot);
+        static_cast<action_core*>(e)->store_.discard(slot);
     }
 
     value_store<T, Slots> store_;

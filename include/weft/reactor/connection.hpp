@@ -90,7 +90,7 @@ private:
             return;
         }
         if (!a->commit(at, slot)) {
-            a->store_.release(slot);
+            a->store_.discard(slot);
             return;
         }
         a->sent_stamp_ = env.stamp();
@@ -103,7 +103,7 @@ private:
         a->owner_->env_->set_port(a->out_);
     }
     static void on_discard(detail::element* e, std::uint16_t slot) noexcept {
-        static_cast<after*>(e)->store_.release(slot);
+        static_cast<after*>(e)->store_.discard(slot);
     }
 
     duration delay_;

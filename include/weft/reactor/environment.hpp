@@ -113,11 +113,15 @@ inline void basic_environment::run_one(detail::reaction_node& r) noexcept {
         if (target->kind_ == detail::element_kind::timer) {
             make_present(*target);
             const std::int64_t period = static_cast<detail::timer_node*>(target)->period_;
-            // Both are non-negative: the sum wrapped iff it is negative.
-            const auto next = static_cast<std::int64_t>(static_cast<std::uint64_t>(t.time) +
-                                                        static_cast<std::uint64_t>(period));
-            if (period > 0 && next >= 0) queue_.replace_top(tag{next, 0}, 0);
-            else queue_.drop_top();  // once, or the next period is past the end of time
+            // Both are non-negative, so the unsigned sum does not wrap; it
+            // is past the end of time from INT64_MAX on (never_tag's time,
+            // where post() drops an action's or an `after`'s event too: a
+            // signed test for a wrapped sum let a period ending exactly
+            // there fire at the end of time).
+            const std::uint64_t next = static_cast<std::uint64_t>(t.time) + static_cast<std::uint64_t>(period);
+            if (period > 0 && next < static_cast<std::uint64_t>(never_tag.time))
+                queue_.replace_top(tag{static_cast<std::int64_t>(next), 0}, 0);
+            else queue_.drop_top();  // once, or the next period is at or past the end of time
             continue;
         }
         const std::uint16_t slot = top.slot;
@@ -141,7 +145,7 @@ inline void basic_environment::attend() noexcept {
 // A stop request or starvation: shutdown at (t, m + 1), or with startup if
 // no tag has run yet; never later than a stop tag already set.
 [[gnu::noinline]] inline void basic_environment::stop_at_next_microstep() noexcept {
-    tag s = stamp_ == 1 ? tag{0, 0} : delay_tag(now_, duration{0});
+    tag s = next_microstep_stop();
     if (s < stop_tag_) stop_tag_ = s;
 }
 

@@ -316,6 +316,17 @@ private:
     void report_cycle() noexcept;
     void drain_physical() noexcept;
     void stop_at_next_microstep() noexcept;
+    // The stop tag a stop request or starvation sets: (t, m + 1), or the
+    // first tag if none has run yet.
+    tag next_microstep_stop() const noexcept { return stamp_ == 1 ? tag{0, 0} : delay_tag(now_, duration{0}); }
+    // A stop requested but not yet handled (request_stop() earlier in this
+    // tag, by a reaction, a task or another thread): attend() will set the
+    // stop tag to next_microstep_stop(), so an event after it can never
+    // fire. LF sets the stop tag at once; without this check such an event
+    // took room in the queue and could overflow it.
+    bool past_requested_stop(const tag& at) const noexcept {
+        return (flags_.load(std::memory_order_relaxed) & stop_flag) && !stop_handled_ && next_microstep_stop() < at;
+    }
     void apply_mode_changes() noexcept;
     void switch_mode(detail::reactor_node& r) noexcept;
     void suspend_events(detail::mode_node& leaving) noexcept;
@@ -454,11 +465,14 @@ constexpr const char* kind_name(element_kind k) noexcept {
 // reference: by value, GCC 12 -Os copied it twice more on a board.
 [[gnu::noinline]] inline bool basic_environment::post(detail::element& target, const tag& at,
                                                       std::uint16_t slot) noexcept {
-    // Beyond the end of time, or after the stop time (LF does not queue
-    // those either): it would never fire, so it takes no room in the
-    // queue. (Time only: one at the stop time's later microsteps waits
-    // in the queue, harmlessly, for fewer bytes on a board.)
-    if (at.time == never_tag.time || at.time > stop_tag_.time) [[unlikely]] {
+    // Beyond the end of time, or after the stop tag, set or requested (LF
+    // does not queue those either): it would never fire, so it takes no
+    // room in the queue. The whole tag, not only the time: one at the stop
+    // time's later microsteps (a zero-delay action scheduled by a shutdown
+    // reaction, next to a timer's next period kept in the queue) used to
+    // wait there and could fill the queue, ending a clean shutdown with
+    // "event queue full".
+    if (at.time == never_tag.time || stop_tag_ < at || past_requested_stop(at)) [[unlikely]] {
         if (target.discard_) target.discard_(&target, slot);  // its value slot, if any
         return true;
     }

@@ -38,6 +38,15 @@ public:
         next_[s] = free_;
         free_ = s;
     }
+    /// Frees slot `s` whose event will never fire (cancelled by a spacing
+    /// policy, past the stop tag or the end of time, dropped by a mode
+    /// reset): its value is destroyed now, as LF frees a dropped event's
+    /// token, not when the slot is next reused or the action destroyed (a
+    /// value that owns a pool buffer or a lock would be held until then).
+    void discard(std::uint16_t s) noexcept {
+        slots_[s] = T{};
+        release(s);
+    }
     const T& current() const noexcept { return current_; }
     static constexpr std::size_t capacity() noexcept { return N; }
 
@@ -55,6 +64,7 @@ public:
     std::uint16_t put() noexcept { return 0; }
     void take(std::uint16_t) noexcept {}
     void release(std::uint16_t) noexcept {}
+    void discard(std::uint16_t) noexcept {}
     static constexpr std::size_t capacity() noexcept { return N; }
 };
 
