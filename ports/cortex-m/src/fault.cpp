@@ -14,7 +14,7 @@
 extern "C" {
 extern std::uint32_t weft_data_start[], weft_stack_guard[], weft_stack_limit[], weft_stack_top[];
 extern std::uint32_t weft_stack_guard_rasr[];
-[[noreturn, gnu::used]] void weft_fault_report(const std::uint32_t* frame);
+[[noreturn, gnu::used]] void weft_fault_report(const std::uint32_t* frame, std::uint32_t exc_return);
 }
 
 namespace {
@@ -34,6 +34,13 @@ struct line {
         unsigned k = 0;
         do { d[k++] = char('0' + v % 10); v /= 10; } while (v);
         while (k && n + 1 < sizeof text) text[n++] = d[--k];
+    }
+    // The next of a parenthesised list of words: " (" before the first.
+    const char* sep = " (";
+    [[gnu::noinline]] void word(const char* w) noexcept {
+        put(sep);
+        put(w);
+        sep = " ";
     }
     [[gnu::noinline]] void hex(std::uint32_t v) noexcept {
         put("0x");
@@ -63,13 +70,15 @@ constexpr cause causes[] = {
     {24, "UNALIGNED"}, {25, "DIVBYZERO"},
 };
 
-void fault(line& m, unsigned exception, const std::uint32_t* frame) noexcept {
+void fault(line& m, unsigned exception, const std::uint32_t* frame, bool main_stack) noexcept {
     auto& f = mps2::scb_faults();
     std::uint32_t cfsr = f.cfsr, hfsr = f.hfsr, mmfar = f.mmfar, bfar = f.bfar;
     bool mmar_valid = cfsr & (1u << 7), bfar_valid = cfsr & (1u << 15);
-    // The stacked frame below the stack's bottom, or a faulting access in
-    // the guard (a push larger than the frame faults before it moves SP).
-    bool overflow = addr(frame) < addr(weft_stack_limit) ||
+    // The stacked frame below the main stack's bottom, or a faulting
+    // access in the guard (a push larger than the frame faults before it
+    // moves SP). Only a frame on the main stack: a process stack (PSP) is
+    // the program's own, usually in .bss, below the limit by design.
+    bool overflow = (main_stack && addr(frame) < addr(weft_stack_limit)) ||
                     (mmar_valid && mmfar >= addr(weft_stack_guard) && mmfar < addr(weft_stack_limit));
     if (overflow) {
         m.put("stack overflow: the stack ran into its guard at ");
@@ -80,15 +89,18 @@ void fault(line& m, unsigned exception, const std::uint32_t* frame) noexcept {
     } else {
         static const char* const names[] = {"HardFault", "MemManage", "BusFault", "UsageFault"};
         m.put(names[exception - 3]);
-        m.put(" (");
-        if (hfsr & (1u << 1)) m.put("vector table read ");
+        // The words in parentheses only if there are any: a HardFault of
+        // its own has no CFSR bit (a BKPT without a debugger: DEBUGEVT on
+        // a core, FORCED alone under QEMU), and printed "HardFault ()".
+        if (hfsr & (1u << 1)) m.word("vector table read");
+        if (hfsr & (1u << 31)) m.word("debug event");
         std::uint32_t kinds = cfsr & ~((1u << 7) | (1u << 15));
-        if (kinds & 0xFFu) m.put("MemManage");
-        else if (kinds & 0xFF00u) m.put("BusFault");
-        else if (kinds) m.put("UsageFault");
+        if (kinds & 0xFFu) m.word("MemManage");
+        else if (kinds & 0xFF00u) m.word("BusFault");
+        else if (kinds) m.word("UsageFault");
         for (const cause& c : causes)
-            if (cfsr & (1u << c.bit)) { m.put(" "); m.put(c.name); }
-        m.put(")");
+            if (cfsr & (1u << c.bit)) m.word(c.name);
+        if (m.sep[1] == '\0') m.put(")");
     }
     // A frame the core failed to stack (MSTKERR, STKERR) holds stale words.
     if (readable(frame) && !(cfsr & ((1u << 4) | (1u << 12)))) {
@@ -152,7 +164,7 @@ void guard_stack() noexcept {
 // faults. When the main stack pointer is that low, the report runs from
 // the top of the stack instead, which nothing will return to. r0: the
 // exception frame the core stacked (main or process stack, per EXC_RETURN
-// bit 2).
+// bit 2); r1: EXC_RETURN.
 extern "C" [[gnu::naked]] void weft_fault_entry() {
     __asm volatile(
         "tst lr, #4\n\t"
@@ -167,16 +179,17 @@ extern "C" [[gnu::naked]] void weft_fault_entry() {
         "movw r2, #:lower16:weft_stack_top\n\t"
         "movt r2, #:upper16:weft_stack_top\n\t"
         "mov sp, r2\n"
-        "1:\tb weft_fault_report\n\t");
+        "1:\tmov r1, lr\n\t"
+        "b weft_fault_report\n\t");
 }
 
-extern "C" void weft_fault_report(const std::uint32_t* frame) {
+extern "C" void weft_fault_report(const std::uint32_t* frame, std::uint32_t exc_return) {
     std::uint32_t ipsr;
     __asm volatile("mrs %0, ipsr" : "=r"(ipsr));
     unsigned exception = ipsr & 0x1FFu;
     line m;
     m.put("weft: ");
-    if (exception >= 3 && exception <= 6) fault(m, exception, frame);
+    if (exception >= 3 && exception <= 6) fault(m, exception, frame, !(exc_return & 4u));
     else unhandled(m, exception);
     m.text[m.n] = '\0';
     weft::port::fatal(m.text);

@@ -33,12 +33,15 @@ void put_number(out& o, unsigned long long v, unsigned base, bool upper, bool ne
         digits[n++] = char(d < 10 ? '0' + d : (upper ? 'A' : 'a') + d - 10);
         v /= base;
     } while (v);
-    while (int(n) < precision && n < sizeof digits) digits[n++] = '0';
+    // The precision's zeros are counted, not stored: a precision may
+    // exceed the buffer (it cut "%.30u" to 24 digits).
+    unsigned zeros = int(n) < precision ? unsigned(precision) - n : 0u;
     if (precision >= 0) pad = ' ';  // C: with a precision the 0 flag is ignored
-    unsigned total = n + (negative ? 1u : 0u);
+    unsigned total = n + zeros + (negative ? 1u : 0u);
     if (negative && pad == '0') o.put('-');
     for (; total < width; ++total) o.put(pad);
     if (negative && pad != '0') o.put('-');
+    for (; zeros; --zeros) o.put('0');
     while (n) o.put(digits[--n]);
 }
 
@@ -85,7 +88,10 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
                 for (unsigned i = 0; i < n; ++i) o.put(s[i]);
                 break;
             }
-            case 'c': o.put(char(va_arg(ap, int))); break;
+            case 'c':  // the width applies to every conversion ("  x" for "%3c")
+                for (unsigned i = 1; i < width; ++i) o.put(' ');
+                o.put(char(va_arg(ap, int)));
+                break;
             case 'd': case 'i': {
                 long long v = longs >= 2 ? va_arg(ap, long long) : longs == 1 ? va_arg(ap, long) : va_arg(ap, int);
                 bool neg = v < 0;

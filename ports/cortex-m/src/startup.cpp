@@ -48,9 +48,15 @@ WEFT_IRQ(24); WEFT_IRQ(25); WEFT_IRQ(26); WEFT_IRQ(27); WEFT_IRQ(28); WEFT_IRQ(2
 #undef WEFT_IRQ
 #undef WEFT_WEAK_HANDLER
 
-// Timer 0 wrapped: one more 2^32 ticks.
+// Timer 0 wrapped: one more 2^32 ticks. Only if its flag says so: an
+// entry without a wrap (the line pended by software, or on silicon a
+// re-entry because the clearing write reached the timer after the
+// exception return) put the clock 171.8 s ahead. now_ticks() counts a
+// pending wrap by the same flag.
 void weft_irq_handler_8() {
-    weft::port::mps2::timer0().intstatus = 1;
+    auto& t = weft::port::mps2::timer0();
+    if (!(t.intstatus & 1u)) return;
+    t.intstatus = 1;
     weft::port::cortex_m::clock_high = weft::port::cortex_m::clock_high + 1;
 }
 
