@@ -140,7 +140,10 @@ inline double median_of(double* v, std::size_t n) noexcept {
             v[j] = v[j - 1];
             v[j - 1] = t;
         }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    // Halved before the sum: (a + b) / 2 of two huge finite samples is
+    // infinite, the very value a sample may not be. Halving is exact, so
+    // ordinary values give the same bits.
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 }  // namespace detail
 
@@ -199,9 +202,10 @@ inline constexpr std::size_t tune_max_samples = 16;   ///< paired samples per ca
 template <class Calibrate>
 result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, std::size_t n,
                              Calibrate&& calibrate, tune_options o = {}) noexcept {
-    if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 0, "no candidate"};
+    // Limit 1 (as conv3x3's "no channels"): 0 printed no limit at all.
+    if (n == 0 || c == nullptr) return error{errc::invalid, "autotune", "candidates", 1, "no candidate"};
     for (std::size_t i = 0; i < n; ++i)
-        if (c[i].lanes == 0) return error{errc::invalid, "autotune", "candidates", 0, "a candidate has 0 lanes"};
+        if (c[i].lanes == 0) return error{errc::invalid, "autotune", "candidates", 1, "a candidate has 0 lanes"};
     if (o.final_runs > tune_max_samples - 3)  // not 3 + final_runs: that wraps for a huge request
         return error{errc::invalid, "autotune", "final_runs", tune_max_samples - 3,
                      "more samples per finalist than the tuner keeps"};

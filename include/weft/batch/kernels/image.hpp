@@ -28,7 +28,10 @@ struct image_batch {
         // image has: report the step they take.
         std::size_t step = rows_per_step ? rows_per_step : 1;
         if (rows != 0 && step > rows) step = rows;
-        return detail::saturating_mul(detail::saturating_mul(2 * step, cols), sizeof(typename N::value));
+        // 2 * step saturated too: with rows unknown (0) a step of 2^63 rows
+        // wrapped to 0 bytes, which every step cap accepts.
+        return detail::saturating_mul(detail::saturating_mul(detail::saturating_mul(2, step), cols),
+                                      sizeof(typename N::value));
     }
 };
 

@@ -10,8 +10,8 @@
 #include <weft/batch/prefetch.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
-#include <type_traits>
 
 namespace weft::batch {
 
@@ -55,20 +55,19 @@ bool normalise_fits(const normalise_params<N>& p) noexcept {
     } else {
         // In exact integer arithmetic: a check in double rounds the mean
         // and the distance, and let an i32 product 24 past INT64_MIN through.
+        // Signed, at both ends of the storage range (the product is linear
+        // in x, so it fits in between when it fits there): |x - mean| x
+        // |inv_std| <= max refused a product of exactly the minimum, i.e.
+        // i16 std 0.125 with mean 0, which the docs accept.
         using acc = typename N::acc;
-        using u = std::make_unsigned_t<acc>;
-        constexpr u lim = u(std::numeric_limits<acc>::max());
-        constexpr acc lo = std::numeric_limits<typename N::value>::min();
-        constexpr acc hi = std::numeric_limits<typename N::value>::max();
-        // |a - b| without overflow: the unsigned difference is exact.
-        auto distance = [](acc a, acc b) { return a >= b ? u(a) - u(b) : u(b) - u(a); };
-        for (std::size_t c = 0; c < 3; ++c) {
-            const u down = distance(lo, p.mean[c]), up = distance(hi, p.mean[c]);
-            const u d = down > up ? down : up;  // the largest |x - mean|
-            const acc k = p.inv_std[c];
-            const u scale = k < 0 ? u(0) - u(k) : u(k);
-            if (d > lim || (scale != 0 && d > lim / scale)) return false;
-        }
+        const acc ends[2] = {std::numeric_limits<typename N::value>::min(),
+                             std::numeric_limits<typename N::value>::max()};
+        for (std::size_t c = 0; c < 3; ++c)
+            for (const acc x : ends) {
+                acc d, q;
+                if (__builtin_sub_overflow(x, p.mean[c], &d) || __builtin_mul_overflow(d, p.inv_std[c], &q))
+                    return false;
+            }
         return true;
     }
 }
@@ -102,9 +101,19 @@ template <class Policy, class N, std::size_t K>
 status normalise(interleaver<K>& runner, std::size_t lanes, const image_batch<N>& b,
                  const normalise_params<N>& p) noexcept {
     if (b.channels != 3) return error{errc::invalid, "normalise", "image_batch", 3, "needs 3 channels"};
-    if (!detail::normalise_fits(p))
-        return error{errc::invalid, "normalise", "normalise_params", detail::accumulator_limit<N>(),
-                     "(x - mean) * inv_std can overflow the accumulator"};
+    if (!detail::normalise_fits(p)) {
+        // error::limit is a size_t: on a 32-bit target i32's int64 bound
+        // does not fit it (it read 4294967295), so the text carries it.
+        if constexpr (N::is_fixed && std::uintmax_t(std::numeric_limits<typename N::acc>::max()) >
+                                         std::uintmax_t(std::numeric_limits<std::size_t>::max())) {
+            static_assert(std::numeric_limits<typename N::acc>::max() == INT64_MAX, "the text names int64's bound");
+            return error{errc::invalid, "normalise", "normalise_params", 0,
+                         "(x - mean) * inv_std can overflow the accumulator (limit 9223372036854775807)"};
+        } else {
+            return error{errc::invalid, "normalise", "normalise_params", detail::accumulator_limit<N>(),
+                         "(x - mean) * inv_std can overflow the accumulator"};
+        }
+    }
     return runner.template run_under<Policy>(lanes, b.images,
         [&b, &p](std::size_t i) { return normalise_lane<Policy, N>(b, p, i); });
 }
