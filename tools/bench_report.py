@@ -34,7 +34,14 @@ def load(paths):
             for line in f:
                 line = line.strip()
                 if line.startswith("{"):
-                    rows.append(json.loads(line))
+                    r = json.loads(line)
+                    # A run whose checksum did not match did not do the work
+                    # ("valid": csp, "ok": reactor): no number in the table.
+                    if r.get("valid", True) is False or r.get("ok", True) is False:
+                        print(f"left out (checksum): {r.get('suite')}/{r.get('workload')}/{r.get('system')}",
+                              file=sys.stderr)
+                        continue
+                    rows.append(r)
     return rows
 
 

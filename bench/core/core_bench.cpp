@@ -63,7 +63,7 @@ void timer_churn(const bench::options& o) {
     std::vector<double> cpu_per_op, wall_per_op;
     std::size_t allocs = 0;
     const int runs = o.runs(7);
-    for (int r = 0; r < runs; ++r) {
+    for (int r = -1; r < runs; ++r) {  // r == -1: the warm-up, as bench::measure() has
         weft::executor ex;
         for (int i = 0; i < tasks; ++i) {
             auto h = ex.spawn(churner(std::uint32_t(i + 1), rounds));
@@ -74,6 +74,7 @@ void timer_churn(const bench::options& o) {
         auto t0 = std::chrono::steady_clock::now();
         ex.run();
         auto t1 = std::chrono::steady_clock::now();
+        if (r < 0) continue;
         allocs += bench::allocations.load(std::memory_order_relaxed) - a0;
         cpu_per_op.push_back((thread_cpu_ns() - c0) / double(ops));
         wall_per_op.push_back(double((t1 - t0).count()) / double(ops));

@@ -49,4 +49,5 @@ struct boost_fiber_system : bench::csp::peer_workloads<fibers> {
 int main(int argc, char** argv) {
     bench::config cfg = bench::parse(argc, argv);
     bench::run_suite<boost_fiber_system>(cfg, "boost_fiber", cfg.quick ? 7 : 21);
+    return bench::exit_status();
 }

@@ -37,6 +37,11 @@ inline double now_ns() {
 /// replaces operator new to do so); nullptr: not instrumented.
 inline std::uint64_t (*allocations)() = nullptr;
 
+/// Set when a run's checksum differed: the program's exit status is then 1
+/// (exit_status()), so bench/run fails instead of reporting a fast nothing.
+inline bool failed = false;
+inline int exit_status() { return failed ? 1 : 0; }
+
 struct config {
     bool quick = false;
     const char* only = nullptr;  ///< run just this workload if set
@@ -78,9 +83,11 @@ void measure(const config& cfg, const char* workload, const char* system, const 
     char allocs[48] = "";
     if (allocations)
         std::snprintf(allocs, sizeof allocs, ",\"allocations\":%llu", (unsigned long long)(allocations() - allocs0));
-    if (!valid)
+    if (!valid) {
         std::fprintf(stderr, "  %s/%s: checksum %llu, expected %llu\n", workload, system,
                      (unsigned long long)got, (unsigned long long)expected);
+        failed = true;
+    }
     std::sort(v.begin(), v.end());
     // Linear interpolation between ranks, as bench/common/harness.hpp does,
     // so that spreads compare across suites (with 3 runs p10/p90 are near

@@ -65,4 +65,5 @@ int main(int argc, char** argv) {
     bench::config cfg = bench::parse(argc, argv);
     // A rendezvous costs a thread microseconds: fewer runs, same work per run.
     bench::run_suite<std_thread_system>(cfg, "std_thread", cfg.quick ? 3 : 7);
+    return bench::exit_status();
 }

@@ -41,6 +41,9 @@ def main(paths):
                 continue
             if not d.get("valid", True):
                 print(f"invalid (checksum): {d['workload']}/{d['system']}", file=sys.stderr)
+                # Keep its place: the paired ratios pair invocation i with
+                # invocation i, which a dropped line would shift.
+                runs.setdefault((d["workload"], d["system"]), []).append(None)
                 continue
             cells.setdefault((d["workload"], d["system"]), []).append(d["median"])
             runs.setdefault((d["workload"], d["system"]), []).append(d["median"])
@@ -63,7 +66,9 @@ def main(paths):
             row.append(f"{med[s] / med[base]:.2f}x" if s in med and base in med else "–")
         for base in ["weft", "weft_clang"]:
             e, b = runs.get((w, "embassy"), []), runs.get((w, base), [])
-            r = [x / y for x, y in zip(e, b)]  # invocation i of each: same order in the file
+            # Invocation i of each (same order in the file); a pair with an
+            # invalid side has no ratio.
+            r = [x / y for x, y in zip(e, b) if x is not None and y is not None]
             row.append(f"{statistics.median(r):.2f}x ({min(r):.2f}–{max(r):.2f})" if r else "–")
         print("| " + " | ".join(row) + " |")
     print(f"\n{n} invocation(s); cells: median of the per-invocation medians (p10–p90 across invocations).")

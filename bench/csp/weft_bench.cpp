@@ -326,4 +326,5 @@ int main(int argc, char** argv) {
     // The frame sizes that chose the pools' slot sizes above.
     if (std::getenv("WEFT_BENCH_FRAMES"))
         print_frame_report([](const char* s, std::size_t n) { std::fwrite(s, 1, n, stderr); });
+    return bench::exit_status();
 }

@@ -77,5 +77,5 @@ int main(int argc, char** argv) {
         rx::measure("big", "weft_channels", runs, ops, rx::expect_big(z), [&] { return rx::channels::big(z.big_pings); });
         rx::measure("big", "std_thread", runs, ops, rx::expect_big(z), [&] { return rx::threads::big(z.big_pings); });
     }
-    return 0;
+    return rx::failed ? 1 : 0;
 }

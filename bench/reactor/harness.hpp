@@ -19,6 +19,10 @@ namespace bench::rx {
 
 inline std::atomic<std::uint64_t> allocations{0};
 
+/// Set when a run's checksum differed: bench_reactor then exits with 1, so
+/// that bench/run reactor fails instead of reporting a fast nothing.
+inline bool failed = false;
+
 inline double cpu_ns() {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -53,8 +57,11 @@ void measure(const char* workload, const char* system, int runs, long ops, std::
         wall.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / double(ops));
         cpu.push_back((c1 - c0) / double(ops));
     }
-    if (!ok) std::fprintf(stderr, "  %s/%s: checksum %llu, expected %llu\n", workload, system,
-                          (unsigned long long)sum, (unsigned long long)expect);
+    if (!ok) {
+        std::fprintf(stderr, "  %s/%s: checksum %llu, expected %llu\n", workload, system,
+                     (unsigned long long)sum, (unsigned long long)expect);
+        failed = true;
+    }
     std::printf("{\"suite\":\"reactor\",\"workload\":\"%s\",\"system\":\"%s\",\"target\":\"host-x86_64\","
                 "\"unit\":\"ns/op\",\"median\":%.2f,\"p10\":%.2f,\"p90\":%.2f,\"cpu_median\":%.2f,"
                 "\"runs\":%d,\"ops_per_run\":%ld,\"allocs_per_run\":%.1f,\"checksum\":%llu,\"ok\":%s%s}\n",
