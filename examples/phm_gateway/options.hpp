@@ -38,6 +38,7 @@ inline const char* parse(int argc, const char* const* argv, params& p) noexcept 
         v = std::strtoull(s, &end, 10);
         return errno == 0 && *end == '\0' && v >= lo && v <= hi;
     };
+    bool sized = false;  // --sensors, --measurements or --features given
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* arg = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -47,12 +48,15 @@ inline const char* parse(int argc, const char* const* argv, params& p) noexcept 
         if (!std::strcmp(a, "--sensors")) {
             if (!number(arg, 2, 1000, v)) return "phm_gateway: --sensors takes 2..1000 (one lane per sensor)";
             p.sensors = std::size_t(v);
+            sized = true;
         } else if (!std::strcmp(a, "--measurements")) {
             if (!number(arg, 1, 100000, v)) return "phm_gateway: --measurements takes 1..100000";
             p.measurements = std::size_t(v);
+            sized = true;
         } else if (!std::strcmp(a, "--features")) {
             if (!number(arg, 1, 8192, v)) return "phm_gateway: --features takes 1..8192";
             p.features = std::size_t(v);
+            sized = true;
         } else if (!std::strcmp(a, "--runs")) {
             if (!number(arg, 1, 1000, v)) return "phm_gateway: --runs takes 1..1000";
             p.runs = int(v);
@@ -64,6 +68,10 @@ inline const char* parse(int argc, const char* const* argv, params& p) noexcept 
         }
         ++i;
     }
+    // The sweep runs its own sizes and --quick only shortens the sweep:
+    // either ignored would run a configuration nobody asked for.
+    if (p.sweep && sized) return "phm_gateway: --sweep chooses sensors, measurements and features itself";
+    if (p.quick && !p.sweep) return "phm_gateway: --quick only goes with --sweep";
     // The fleet is allocated at start-up: a product the machine cannot
     // hold would abort in the allocator instead of saying why.
     if (p.sensors * p.measurements * p.features > (std::size_t(1) << 28))

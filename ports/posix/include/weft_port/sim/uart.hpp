@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 namespace weft::sim {
@@ -120,7 +121,11 @@ public:
         void detach() noexcept {}
         std::size_t writable() const noexcept { return 1; }
         status write(std::uint8_t b) noexcept {
-            if (::send(u_->fds_[0], &b, 1, MSG_NOSIGNAL) != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
+            ssize_t k;
+            // A signal handler without SA_RESTART interrupts a send that
+            // waits for room: the byte was not sent, and the wire is fine.
+            while ((k = ::send(u_->fds_[0], &b, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+            if (k != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
             return {};
         }
 
@@ -151,6 +156,7 @@ private:
         while (done < n) {
             // A hung-up wire is an error, not SIGPIPE (as for TX).
             ssize_t k = ::send(fds_[1], p + done, n - done, MSG_NOSIGNAL);
+            if (k < 0 && errno == EINTR) continue;  // a signal, not a hang-up
             if (k <= 0) break;
             done += std::size_t(k);
         }
@@ -167,7 +173,12 @@ private:
     static void* reader(void* p) {
         auto* u = static_cast<uart*>(p);
         std::uint8_t b;
-        while (::read(u->fds_[0], &b, 1) == 1) {
+        for (;;) {
+            const ssize_t k = ::read(u->fds_[0], &b, 1);
+            // EINTR (a handler without SA_RESTART) is no end of the wire:
+            // returning would leave RX dead and deliver() waiting for ever.
+            if (k < 0 && errno == EINTR) continue;
+            if (k != 1) break;  // end of the wire (the destructor's shutdown)
             for (;;) {
                 // Read before the test: a pop after it changes room_, so
                 // the wait below returns at once instead of missing it.
