@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -181,7 +182,16 @@ link_report transfer(const params& p, const std::int16_t* truth, collator& col, 
             // included (from_fleet may lag, which only overstates it):
             // the window keeps it at most in_flight.
             r.widest = std::max(r.widest, r.sent + 1 - from_fleet.load(std::memory_order_relaxed));
-            ::sendto(tx, data, n, 0, reinterpret_cast<const sockaddr*>(&gateway), sizeof gateway);
+            ssize_t k;
+            while ((k = ::sendto(tx, data, n, 0, reinterpret_cast<const sockaddr*>(&gateway), sizeof gateway)) < 0 &&
+                   errno == EINTR) {
+            }
+            if (k < 0) {
+                // Not sent (ENOBUFS, ...): its window slot is free again, and
+                // the receiver's count reports the missing measurements.
+                window.release();
+                return;
+            }
             ++r.sent;
             after_send(gateway, data, n);
         });

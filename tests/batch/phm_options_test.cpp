@@ -18,16 +18,35 @@ const char* parse(std::vector<const char*> args, phm::params& p) {
 TEST(phm_options, reads_every_option) {
     phm::params p;
     ASSERT_EQ(parse({"--sensors", "50", "--measurements", "100", "--features", "2048", "--runs", "7", "--seed",
-                     "42", "--sweep", "--quick"}, p), nullptr);
+                     "42"}, p), nullptr);
     EXPECT_EQ(p.sensors, 50u);
     EXPECT_EQ(p.measurements, 100u);
     EXPECT_EQ(p.features, 2048u);
     EXPECT_EQ(p.runs, 7);
     EXPECT_EQ(p.seed, 42u);
-    EXPECT_TRUE(p.sweep && p.quick);
+    EXPECT_FALSE(p.sweep || p.quick);
+    phm::params s;
+    ASSERT_EQ(parse({"--sweep", "--quick", "--runs", "3"}, s), nullptr);
+    EXPECT_TRUE(s.sweep && s.quick);
+    EXPECT_EQ(s.runs, 3);
     phm::params d;
     ASSERT_EQ(parse({}, d), nullptr);
     EXPECT_EQ(d.runs, 9);
+}
+
+// The sweep picks its own sizes and --quick only shortens a sweep: either
+// ignored ran a configuration nobody asked for.
+TEST(phm_options, options_the_sweep_would_ignore_are_refused) {
+    for (const char* size : {"--sensors", "--measurements", "--features"}) {
+        phm::params p;
+        const char* why = parse({"--sweep", size, "8"}, p);
+        ASSERT_NE(why, nullptr) << size;
+        EXPECT_NE(std::string(why).find("--sweep"), std::string::npos);
+    }
+    phm::params q;
+    const char* why = parse({"--quick"}, q);
+    ASSERT_NE(why, nullptr);
+    EXPECT_NE(std::string(why).find("--quick"), std::string::npos);
 }
 
 TEST(phm_options, zero_or_negative_runs_are_refused) {
