@@ -61,3 +61,16 @@ WEFT_TARGET_TEST(format, integer_conversions_as_before) {
     WEFT_CHECK(same(buf, "tru"));
     WEFT_CHECK_EQ(n, 9);
 }
+
+// Where a field width or a precision meets a conversion handled apart
+// (tenth review): a %c ignored its width ("x" for "  x"), and an integer
+// precision above 24 digits was cut to 24 (the zeros shared the digits'
+// 24-byte buffer). What glibc prints.
+WEFT_TARGET_TEST(format, char_width_and_long_precision_follow_c) {
+    char buf[80];
+    int n = fmt(buf, sizeof buf, "[%3c|%.30u|%*c|%.26d]", 'x', 7u, 2, 'y', -5);
+    const char want[] = "[  x|000000000000000000000000000007| y|-00000000000000000000000005]";
+    if (!same(buf, want)) weft::target_test::say("    got ", static_cast<const char*>(buf), "\n");
+    WEFT_CHECK(same(buf, want));
+    WEFT_CHECK_EQ(n, int(sizeof want - 1));
+}

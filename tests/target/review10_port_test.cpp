@@ -7,10 +7,8 @@
 #include <weft/port/port.hpp>
 #include <weft_port/mps2.hpp>
 
-#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 
 namespace {
 namespace mps2 = weft::port::mps2;
@@ -116,33 +114,6 @@ WEFT_TARGET_TEST(clock, monotonic_in_a_handler_of_the_clocks_priority_across_the
         if (wrap_seen) ++pending_seen;
     }
     WEFT_CHECK(pending_seen > 0);
-}
-
-// The port's vsnprintf (src/format.cpp) against C where a field width or
-// a precision meets a conversion it handled apart: a %c ignored its
-// width ("x" for "  x"), and an integer precision above 24 digits was cut
-// to 24 (the zeros shared the digits' 24-byte buffer). What glibc prints.
-namespace {
-int format_v(char* buf, std::size_t cap, const char* f, ...) {
-    va_list ap;
-    va_start(ap, f);
-    int n = std::vsnprintf(buf, cap, f, ap);
-    va_end(ap);
-    return n;
-}
-bool same(const char* a, const char* b) {
-    while (*a && *a == *b) ++a, ++b;
-    return *a == *b;
-}
-}  // namespace
-
-WEFT_TARGET_TEST(format, char_width_and_long_precision_follow_c) {
-    char buf[80];
-    int n = format_v(buf, sizeof buf, "[%3c|%.30u|%*c|%.26d]", 'x', 7u, 2, 'y', -5);
-    const char want[] = "[  x|000000000000000000000000000007| y|-00000000000000000000000005]";
-    if (!same(buf, want)) weft::target_test::say("    got ", static_cast<const char*>(buf), "\n");
-    WEFT_CHECK(same(buf, want));
-    WEFT_CHECK_EQ(n, int(sizeof want - 1));
 }
 
 // The clock's wrap handler (IRQ 8) counted a wrap on every entry, whether
