@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tenth review of the Cortex-M port: state an interrupt must not disturb,
 // with a real device interrupt (dual timer 2) landing at every offset.
-#include "device_timer.hpp"
+#include "counting_device.hpp"
 #include "target_test.hpp"
 
 #include <weft/port/port.hpp>
@@ -12,18 +12,10 @@
 
 namespace {
 namespace mps2 = weft::port::mps2;
+using weft::target_test::device_count;
 using weft::target_test::device_fire_after;
-
-volatile unsigned device_count = 0;
-void (*device_isr)() = nullptr;
+using weft::target_test::device_isr;
 }  // namespace
-
-extern "C" void weft_dualtimer2_handler() {
-    mps2::dualtimer2().intclr = 1;
-    mps2::dualtimer2().control = 0;
-    device_count = device_count + 1;
-    if (device_isr) device_isr();
-}
 
 #if defined(__ARM_FP)
 namespace {

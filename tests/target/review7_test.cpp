@@ -3,7 +3,7 @@
 // offsets with a real device interrupt (dual timer 2), the board FIFO
 // across detach/reattach, and the clock read across its wrap with
 // interrupts enabled.
-#include "device_timer.hpp"
+#include "counting_device.hpp"
 #include "target_test.hpp"
 
 #include <weft/core.hpp>
@@ -16,15 +16,13 @@ using namespace weft;
 using namespace weft::csp;
 using namespace std::chrono_literals;
 namespace mps2 = weft::port::mps2;
+using weft::target_test::device_count;
 using weft::target_test::device_fire_after;
+using weft::target_test::device_isr;
 
 namespace {
 
 frame_pool<512, 4> frames{"review7_frames"};
-
-// The device (device_timer.hpp) counts its interrupts and runs `device_isr`.
-void (*device_isr)() = nullptr;
-volatile unsigned device_count = 0;
 
 void (*soft_isr)() = nullptr;
 
@@ -38,12 +36,6 @@ struct call_node : irq_node {
 
 }  // namespace
 
-extern "C" void weft_dualtimer2_handler() {
-    mps2::dualtimer2().intclr = 1;
-    mps2::dualtimer2().control = 0;
-    device_count = device_count + 1;
-    if (device_isr) device_isr();
-}
 extern "C" void weft_irq_handler_31() { if (soft_isr) soft_isr(); }
 
 // --- split_phase completed by a device racing with_timeout ---------------

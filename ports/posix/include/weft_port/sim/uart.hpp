@@ -121,11 +121,8 @@ public:
         void detach() noexcept {}
         std::size_t writable() const noexcept { return 1; }
         status write(std::uint8_t b) noexcept {
-            ssize_t k;
-            // A signal handler without SA_RESTART interrupts a send that
-            // waits for room: the byte was not sent, and the wire is fine.
-            while ((k = ::send(u_->fds_[0], &b, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
-            if (k != 1) return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
+            if (restarted([&] { return ::send(u_->fds_[0], &b, 1, MSG_NOSIGNAL); }) != 1)
+                return error{errc::device, "uart", u_->name_, 0, "tx write failed"};
             return {};
         }
 
@@ -141,6 +138,16 @@ public:
     std::size_t lost() const noexcept { return lost_; }
 
 private:
+    // The wire's calls, repeated when a signal interrupts them: a handler
+    // installed without SA_RESTART makes a blocked read()/send() fail with
+    // EINTR, which is no hang-up (taken for one, the reader thread ended
+    // and RX stayed dead, inject() came back short, a TX write failed).
+    template <class Call>
+    static ssize_t restarted(Call call) noexcept {
+        ssize_t k;
+        while ((k = call()) < 0 && errno == EINTR) {}
+        return k;
+    }
     // Bytes written and not yet reached the FIFO.
     std::size_t in_socket() const noexcept {
         // acquire: pairs with the reader's release after its push, so once
@@ -155,8 +162,7 @@ private:
         std::size_t done = 0;
         while (done < n) {
             // A hung-up wire is an error, not SIGPIPE (as for TX).
-            ssize_t k = ::send(fds_[1], p + done, n - done, MSG_NOSIGNAL);
-            if (k < 0 && errno == EINTR) continue;  // a signal, not a hang-up
+            ssize_t k = restarted([&] { return ::send(fds_[1], p + done, n - done, MSG_NOSIGNAL); });
             if (k <= 0) break;
             done += std::size_t(k);
         }
@@ -173,12 +179,8 @@ private:
     static void* reader(void* p) {
         auto* u = static_cast<uart*>(p);
         std::uint8_t b;
-        for (;;) {
-            const ssize_t k = ::read(u->fds_[0], &b, 1);
-            // EINTR (a handler without SA_RESTART) is no end of the wire:
-            // returning would leave RX dead and deliver() waiting for ever.
-            if (k < 0 && errno == EINTR) continue;
-            if (k != 1) break;  // end of the wire (the destructor's shutdown)
+        // Until the end of the wire (the destructor's shutdown).
+        while (restarted([&] { return ::read(u->fds_[0], &b, 1); }) == 1) {
             for (;;) {
                 // Read before the test: a pop after it changes room_, so
                 // the wait below returns at once instead of missing it.
