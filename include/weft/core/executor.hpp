@@ -37,6 +37,44 @@ struct lock_link {
 [[noreturn, gnu::noinline, gnu::cold]] inline void unbalanced_external(const char* name) noexcept {
     fatal_error(error{errc::invalid, "executor", name, 0, "external_end() without a matching external_begin()"});
 }
+/// An object outside the executor's tasks that keeps nodes in it (a
+/// reactor program's alarm and wake-up node) and so has to know, when it
+/// is destroyed first, whether the executor still exists. Hosts only
+/// (executor_users below): a board destroys neither.
+struct executor_user {
+    executor_user* next_user = nullptr;
+    void (*executor_gone)(executor_user*) noexcept = nullptr;
+};
+/// The executor's list of users: its destructor tells each that it is
+/// gone, so that a user destroyed later does not touch it.
+class executor_users {
+public:
+    executor_users() noexcept = default;
+    executor_users(const executor_users&) = delete;
+    executor_users& operator=(const executor_users&) = delete;
+    ~executor_users() {
+        while (executor_user* u = head_) {
+            head_ = u->next_user;
+            u->executor_gone(u);
+        }
+    }
+    void add(executor_user& u) noexcept {
+        u.next_user = head_;
+        head_ = &u;
+    }
+    void remove(executor_user& u) noexcept {
+        for (executor_user** p = &head_; *p; p = &(*p)->next_user)
+            if (*p == &u) { *p = u.next_user; return; }
+    }
+
+private:
+    executor_user* head_ = nullptr;
+};
+/// Boards: nothing is destroyed, nothing to tell (no bytes, no destructor).
+struct no_executor_users {
+    static void add(executor_user&) noexcept {}
+    static void remove(executor_user&) noexcept {}
+};
 }  // namespace detail
 
 /// Where the executor's notion of time comes from.
@@ -390,6 +428,13 @@ public:
         return time_hold{*this};
     }
 
+    /// Registers (hosts; nothing on boards) an object that keeps nodes in
+    /// this executor beyond its tasks, to be told if the executor is
+    /// destroyed first (a reactor program: environment.hpp). Executor
+    /// thread only, as are the nodes it keeps.
+    void add_user(detail::executor_user& u) noexcept { users_.add(u); }
+    void remove_user(detail::executor_user& u) noexcept { users_.remove(u); }
+
     /// Number of spawned tasks that have not finished.
     std::uint32_t live_tasks() const noexcept { return live_; }
 
@@ -599,6 +644,9 @@ private:
     };
     [[no_unique_address]] std::conditional_t<port::single_core, no_holds, std::atomic<std::uint32_t>> holds_{};
     friend class time_hold;
+    // Last: destroyed first, while the rest of the executor is intact.
+    [[no_unique_address]] std::conditional_t<port::small_code, detail::no_executor_users, detail::executor_users>
+        users_;
 };
 
 inline void time_hold::release() noexcept {

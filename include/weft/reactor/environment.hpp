@@ -34,6 +34,7 @@
 #include <weft/reactor/worker.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace weft::reactors {
 
@@ -233,6 +234,7 @@ inline void basic_environment::finish() noexcept {
     // action) may still be queued: it must not outlive the environment there.
     withdraw_wake();
     release_workers();
+    set_user(*ex_, user_, false);  // nothing left in the executor to take back
     ex_->task_finished();  // run() returns once nothing else is live
 }
 
@@ -255,6 +257,7 @@ inline status basic_environment::start(executor& ex) noexcept {
         // program has finished; the first tag runs when ex.run() fires the
         // alarm (its deadline is still the constructor's 0: already due).
         ex.task_started();
+        set_user(ex, user_, true);  // see abandon()
         alarm_.fire = [](weft::detail::timer_node* n) noexcept { static_cast<alarm*>(n)->env->resume(); };
         ex.arm(alarm_);
     } else if (!started_) {
@@ -277,16 +280,29 @@ inline status basic_environment::run(executor& ex) noexcept {
     return failure_;
 }
 
+namespace detail {
+/// Hosts: an environment destroyed before its program ended lets go of
+/// its executor (basic_environment::abandon()). Boards never destroy a
+/// program, and keep environments trivially destructible (no destructor
+/// or exit-time registration in flash), as frame pools are.
+class abandoning_environment : public basic_environment {
+protected:
+    using basic_environment::basic_environment;
+    ~abandoning_environment() { abandon(); }
+};
+}  // namespace detail
+
 /// A reactor program's environment with static capacities: `Events`
 /// queued events, `Reactions` reactions.
 template <std::size_t Events = 32, std::size_t Reactions = 64>
-class environment : public basic_environment {
+class environment
+    : public std::conditional_t<port::small_code, basic_environment, detail::abandoning_environment> {
     static_assert(Events >= 1 && Reactions >= 1, "environment capacities must be positive");
+    using base = std::conditional_t<port::small_code, basic_environment, detail::abandoning_environment>;
 
 public:
     explicit environment(const environment_config& cfg = {}) noexcept
-        : basic_environment(cfg, t_.events, Events, t_.suspended, t_.by_rank, t_.ready_words, Reactions,
-                            t_.batch, t_.hot) {}
+        : base(cfg, t_.events, Events, t_.suspended, t_.by_rank, t_.ready_words, Reactions, t_.batch, t_.hot) {}
 
 private:
     // Written before read (queue, assembly, worker batches, ready words):

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace weft::reactors {
 
@@ -62,7 +63,8 @@ public:
     duration physical_time() const noexcept {
         return ex_ ? duration{std::int64_t(to_ns(ex_->now()) - start_ns_)} : duration{0};
     }
-    /// The executor the program runs on (nullptr before start()). The
+    /// The executor the program runs on (nullptr before start(), and on
+    /// hosts once that executor has been destroyed). The
     /// executor's thread; from other threads and interrupts: started_on().
     executor* exec() const noexcept { return ex_; }
     /// exec() from any thread or interrupt: nullptr until start() has
@@ -243,6 +245,27 @@ public:
     };
 
 protected:
+    /// From an environment's destructor (hosts): a program that started
+    /// and has not ended (its executor returned `stopped` or `stalled`
+    /// first) takes its alarm, its wake-up node and its live-task count
+    /// out of the executor, which may run on without it. Before, the
+    /// executor fired the destroyed program's alarm (its reactions ran on
+    /// freed memory) and counted it as live for ever. Its workers are not
+    /// touched: env.run() released them when the executor returned, and
+    /// they may already be gone.
+    void abandon() noexcept {
+        if (!started_ || finished_ || !ex_) return;  // ended, or the executor went first
+        finished_ = true;
+        {
+            port::critical_section cs;  // as in finish(): no post after this
+            mark_ended();
+        }
+        ex_->disarm(alarm_);
+        withdraw_wake();
+        ex_->task_finished();
+        set_user(*ex_, user_, false);
+    }
+
     basic_environment(const environment_config& cfg, detail::event* events, std::size_t nevents,
                       detail::event* suspended, detail::reaction_node** by_rank,
                       detail::ready_set::word* ready_words, std::size_t max_reactions,
@@ -290,6 +313,30 @@ private:
     void plan_set(detail::port_node& origin) noexcept;
     void resume() noexcept;
     void finish() noexcept;
+    // Hosts: the program's entry in its executor's list of users (see
+    // abandon()); nothing, and no bytes, on a board, which destroys neither.
+    struct no_user {};
+    struct env_user : weft::detail::executor_user {
+        basic_environment* env;
+    };
+    using user_link = std::conditional_t<port::small_code, no_user, env_user>;
+    template <class U>
+    void set_user([[maybe_unused]] executor& ex, [[maybe_unused]] U& u, [[maybe_unused]] bool add) noexcept {
+        if constexpr (std::is_same_v<U, env_user>) {
+            u.env = this;
+            u.executor_gone = [](weft::detail::executor_user* self) noexcept {
+                // The executor went first: nothing of it is left to take
+                // back, and nothing may post to it any more (request_stop()
+                // and physical actions refuse once the program has ended).
+                basic_environment* env = static_cast<env_user*>(self)->env;
+                port::critical_section cs;
+                env->mark_ended();
+                env->ex_ = nullptr;
+            };
+            if (add) ex.add_user(u);
+            else ex.remove_user(u);
+        }
+    }
     void withdraw_wake() noexcept;
     void release_workers() noexcept;  // worker.hpp; nothing without workers
     // For finish(), under the port's critical section: ended() reads true
@@ -431,6 +478,7 @@ private:
     static constexpr std::uint64_t closed_batch = 0xffffffffu;  // index of a finished batch
     std::atomic<std::uint32_t> batch_done_{0};
     std::atomic<bool> backing_off_{false};
+    [[no_unique_address]] user_link user_;
 
     static void on_wake(irq_node* n) noexcept;
     friend struct detail::reactor_node;
