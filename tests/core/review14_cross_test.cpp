@@ -143,6 +143,21 @@ TEST(review14_cross, an_executor_stopped_by_a_reaction_runs_on_from_where_it_was
                                              "4ms shutdown"}));
 }
 
+// env.run() tells a stop asked of the executor from a stall: the program
+// is not broken, and ex.run() again finishes it.
+TEST(review14_cross, env_run_reports_an_executor_stopped_first_as_a_stop_not_a_stall) {
+    environment<4, 4> env{{.name = "env", .timeout = 2ms}};
+    std::vector<std::string> log;
+    executor ex{test::virtual_clock()};
+    stopper_app app{env, ex, log};
+    status s = env.run(ex);
+    EXPECT_TRUE(test::failed_with(s, errc::cancelled, "environment 'env': executor stopped first (its request_stop())"));
+    EXPECT_FALSE(env.finished());
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(env.finished());
+    EXPECT_EQ(log, (std::vector<std::string>{"0ms tick", "1ms tick", "2ms tick", "2ms shutdown"}));
+}
+
 namespace {
 struct sink : reactor {
     sink(basic_environment& e, std::vector<int>& got) : reactor(e, "sink"), got_(got) {}

@@ -269,13 +269,17 @@ inline status basic_environment::start(executor& ex) noexcept {
 inline status basic_environment::run(executor& ex) noexcept {
     status s = start(ex);
     if (!s) return s;
-    (void)ex.run();
+    const run_outcome o = ex.run();
     if (!finished_) {
         // The workers must not wait for a program that env.run() gives up
         // on (run on without them if ex.run() is called again).
         release_workers();
-        return error{errc::invalid, "environment", cfg_.name, 0,
-                     "executor stopped first (stalled: keepalive without event sources?)"};
+        // Told apart: a stall is a program that can never be woken, a
+        // stop was asked for (and ex.run() again goes on with the program).
+        if (o == run_outcome::stalled)
+            return error{errc::invalid, "environment", cfg_.name, 0,
+                         "executor stalled first (keepalive without event sources?)"};
+        return error{errc::cancelled, "environment", cfg_.name, 0, "executor stopped first (its request_stop())"};
     }
     return failure_;
 }
