@@ -335,3 +335,58 @@ TEST(autotune, representative_sample_keeps_the_cache_behaviour) {
     EXPECT_EQ(representative_sample_bytes(m, 20 * total, total), 4 * total);
     EXPECT_EQ(representative_sample_bytes(m, 3 * total, total), 3 * total);
 }
+
+// Two levels whose sum does not fit a size_t: the total wrapped to a few
+// bytes, so the sample shrank to 4 active sets of a 1 KiB data set.
+TEST(autotune, total_cache_saturates) {
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    cache_hierarchy c;
+    c.level_bytes[0] = 32 << 10;
+    c.level_bytes[1] = max - 1024;
+    c.levels = 2;
+    EXPECT_EQ(c.total(), max);
+    EXPECT_EQ(representative_sample_bytes(c, max / 2, 256), max / 2);  // all of it
+    c.level_bytes[1] = max;
+    c.level_bytes[2] = max;
+    c.levels = 3;
+    EXPECT_EQ(c.total(), max);
+}
+
+// A NaN threshold compared false against every median: the tuner answered
+// "sequential" whatever it measured, and a NaN or negative start point
+// ranked as if no L1 were known. Both are named, before any sample.
+TEST(autotune, a_nan_or_negative_option_is_invalid) {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    auto cs = grid();
+    std::size_t calls = 0;
+    auto calibrate = [&](const tune_candidate&) { ++calls; return 2.0; };
+    tune_options o;
+    o.min_gain = nan;
+    auto r = autotune(machine(), cs.data(), cs.size(), calibrate, o);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.code(), weft::errc::invalid);
+    EXPECT_STREQ(r.err().message().c_str(), "autotune 'min_gain': min_gain is NaN");
+    for (double fraction : {nan, -0.03, -inf}) {
+        o = {};
+        o.start_l1_fraction = fraction;
+        r = autotune(machine(), cs.data(), cs.size(), calibrate, o);
+        ASSERT_FALSE(r) << fraction;
+        EXPECT_STREQ(r.err().message().c_str(),
+                     "autotune 'start_l1_fraction': start_l1_fraction is negative or NaN");
+    }
+    EXPECT_EQ(calls, 0u);
+    // The limits that mean something stay allowed: never / always interleave,
+    // a start point at 0 or infinity (docs/batch.md).
+    for (double gain : {inf, -inf, -1.0, 0.0}) {
+        o = {};
+        o.min_gain = gain;
+        r = autotune(machine(), cs.data(), cs.size(), calibrate, o);
+        ASSERT_TRUE(r) << gain;
+        EXPECT_EQ(r->interleave, 2.0 >= gain);
+    }
+    for (double fraction : {0.0, inf}) {
+        o = {};
+        o.start_l1_fraction = fraction;
+        EXPECT_TRUE(autotune(machine(), cs.data(), cs.size(), calibrate, o)) << fraction;
+    }
+}

@@ -627,6 +627,13 @@ TEST(review11_autotune, extreme_options_terminate_and_count_their_samples) {
             ++calls;
             return 0.5 + double(mix(calls * 31 + c.lanes * 7 + c.step_bytes) % 1000) / 1000;
         }, o);
+        // NaN, or a negative start point, is refused before any sample.
+        if (std::isnan(o.min_gain) || !(o.start_l1_fraction >= 0)) {
+            ASSERT_FALSE(res);
+            EXPECT_EQ(res.code(), weft::errc::invalid);
+            EXPECT_EQ(calls, 0u);
+            continue;
+        }
         ASSERT_TRUE(res) << res.err().message().c_str();
         EXPECT_EQ(res->trials, calls);
         EXPECT_LE(calls, n * (3 + o.final_runs));

@@ -53,10 +53,13 @@ namespace weft::batch {
 struct cache_hierarchy {
     std::size_t level_bytes[4] = {};
     std::size_t levels = 0;
-    /// Sum of all levels (the thesis normalises the active set by this).
+    /// Sum of all levels (the thesis normalises the active set by this);
+    /// SIZE_MAX if that does not fit. Saturating: a wrapped sum (levels
+    /// given as "unbounded", SIZE_MAX) read as a tiny cache, and shrank
+    /// representative_sample_bytes() to the sample it is there to avoid.
     std::size_t total() const noexcept {
         std::size_t t = 0;
-        for (std::size_t i = 0; i < levels && i < 4; ++i) t += level_bytes[i];
+        for (std::size_t i = 0; i < levels && i < 4; ++i) t = detail::saturating_add(t, level_bytes[i]);
         return t;
     }
     /// Size of the innermost level, or 0 if unknown.
@@ -189,6 +192,7 @@ inline std::size_t representative_sample_bytes(const cache_hierarchy& caches, st
 /// Not ISR-safe; allocates nothing (about 11 KiB of stack); reorders `c`:
 /// the ranked candidates first (best first), capped ones last.
 /// Errors: errc::invalid when there is no candidate or one has no lanes,
+/// when o.min_gain is NaN or o.start_l1_fraction is NaN or negative,
 /// when a sample is NaN or infinite (object "calibrate"; the tuner stops
 /// at that sample), when more than
 /// tune_max_screened candidates would be screened (o.max_trials and
@@ -209,6 +213,14 @@ result<tune_choice> autotune(const cache_hierarchy& caches, tune_candidate* c, s
     if (o.final_runs > tune_max_samples - 3)  // not 3 + final_runs: that wraps for a huge request
         return error{errc::invalid, "autotune", "final_runs", tune_max_samples - 3,
                      "more samples per finalist than the tuner keeps"};
+    // NaN compares false: a NaN min_gain chose sequential whatever the
+    // samples said, and a NaN or negative start point ranked by bytes as
+    // if no L1 were known, both without a word. Infinities are thresholds
+    // ("never", "always") and stay allowed.
+    if (std::isnan(o.min_gain))
+        return error{errc::invalid, "autotune", "min_gain", 0, "min_gain is NaN"};
+    if (!(o.start_l1_fraction >= 0))
+        return error{errc::invalid, "autotune", "start_l1_fraction", 0, "start_l1_fraction is negative or NaN"};
     const std::size_t cap = o.max_step_bytes ? o.max_step_bytes : caches.l1() / 2;
     const double start = o.start_l1_fraction * double(caches.l1());
     // 1. cap: eligible candidates first, nearest to the start point first.

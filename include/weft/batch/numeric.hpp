@@ -26,6 +26,13 @@ constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) noexcept {
     return __builtin_mul_overflow(a, b, &p) ? ~std::size_t{0} : p;
 }
 
+/// a + b, or SIZE_MAX if that does not fit (a size that wrapped would read
+/// as small).
+constexpr std::size_t saturating_add(std::size_t a, std::size_t b) noexcept {
+    std::size_t s = 0;
+    return __builtin_add_overflow(a, b, &s) ? ~std::size_t{0} : s;
+}
+
 template <class Value, class Acc, int FracBits>
 struct fixed_point {
     using value = Value;
