@@ -39,6 +39,23 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target new_product
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
 if(rc EQUAL 0 OR NOT "${said}" MATCHES "--trace-symbol=_Znwj "
-   OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\(unsigned int'")
+   OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\(unsigned int\\)\\)'")
     message(FATAL_ERROR "a firmware that calls new built, or its hint does not trace operator new:\n${out}${err}")
+endif()
+# One that calls the aligned nothrow new[]: the hint traces that operator
+# (it listed only some forms of new, and traced the aligned operator new
+# that libstdc++'s new_opvant.o calls, naming the library's file).
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target aligned_new_product
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
+if(rc EQUAL 0 OR NOT "${said}" MATCHES "--trace-symbol=_ZnajSt11align_val_tRKSt9nothrow_t "
+   OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\[\\]\\(unsigned int, std::align_val_t, std::nothrow_t const&\\)\\)'")
+    message(FATAL_ERROR "a firmware that calls the aligned nothrow new[] built, or its hint does not trace it:\n${out}${err}")
+endif()
+# One whose RAM overflows through a section mps2.ld does not name: the
+# link fails and names it (ld placed it past the RAM check, over the stack).
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target orphan_product
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "orphan section `\\.noinit'")
+    message(FATAL_ERROR "a firmware with an unplaced .noinit section linked, or its error does not name it:\n${out}${err}")
 endif()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a firmware prints, and how it exits, when it goes wrong: each build
-// of this file (WEFT_FAULT = 1 to 6) ends in one fault, or (5, 6) in a
+// of this file (WEFT_FAULT = 1 to 7) ends in one fault, or (5 to 7) in a
 // programming error a Debug build detects, and CTest checks the exit
 // status (2, as for fatal()) and the console line
 // (tests/target/CMakeLists.txt). A run that reaches the end of main()
@@ -8,6 +8,7 @@
 #include "target_test.hpp"
 
 #include <weft/core/event.hpp>
+#include <weft/core/sleep.hpp>
 #include <weft/core/task.hpp>
 #include <weft/csp/connect.hpp>
 #include <weft_port/board/button.hpp>
@@ -45,6 +46,11 @@ weft::task<> start_conversion() {
 }
 #endif
 
+#if WEFT_FAULT == 7
+weft::frame_pool<256, 1> frames{"fault_frames"};
+weft::task<> nap() { co_await weft::sleep_for(std::chrono::milliseconds(1)); }
+#endif
+
 int main() {
     weft::target_test::say("fault test ", WEFT_FAULT, " on ", weft::port::target_name(), "\n");
 #if WEFT_FAULT == 1
@@ -70,6 +76,14 @@ int main() {
     auto waiter = ex.spawn(wait_for_sample());
     auto starter = ex.spawn(start_conversion());
     if (!waiter || !starter) weft::target_test::say("no frames\n");
+    else (void)ex.run();
+#elif WEFT_FAULT == 7
+    // run() inside a critical_section: its wait for the timer would unmask
+    // the interrupts the section masks.
+    weft::executor ex{{"main"}};
+    auto sleeper = ex.spawn(nap());
+    weft::port::critical_section masked;
+    if (!sleeper) weft::target_test::say("no frames\n");
     else (void)ex.run();
 #endif
     weft::target_test::say("0 passed, 1 failed\n");

@@ -45,6 +45,21 @@ WEFT_TARGET_TEST(format, width_from_an_argument) {
     WEFT_CHECK_EQ(n, 10);
 }
 
+// The width was ignored for %p: "%12p" printed 6 characters.
+WEFT_TARGET_TEST(format, pointer_width_counts_the_0x) {
+    char buf[64];
+    void* p = reinterpret_cast<void*>(0x1234);
+    int n = fmt(buf, sizeof buf, "[%12p][%3p][%*p]", p, p, 10, p);
+    WEFT_CHECK(same(buf, "[      0x1234][0x1234][    0x1234]"));
+    WEFT_CHECK_EQ(n, 34);
+    // As the C libraries do. The 0 flag with %p is not in the standard
+    // (-Wformat says so): the format is a variable here.
+    const char* volatile zero_flag = "[%012p]";
+    n = fmt(buf, sizeof buf, zero_flag, p);
+    WEFT_CHECK(same(buf, "[0x0000001234]"));
+    WEFT_CHECK_EQ(n, 14);
+}
+
 WEFT_TARGET_TEST(format, integer_precision_is_the_fewest_digits) {
     char buf[32];
     int n = fmt(buf, sizeof buf, "%.3u|%.*x|%5.2d", 7u, 4, 0xabu, -4);

@@ -2,9 +2,9 @@
 // snprintf/vsnprintf for the board, replacing newlib's: newlib's pulls in
 // malloc (through _sbrk) and ~6 KB of text. This one writes into the caller's
 // buffer only. Supports what weft's messages use: %s %c %d %i %u %x %X %p %%,
-// the length modifiers l, ll, z, a field width (digits or *) with optional
-// 0 flag, and a precision (.digits or .*): the most characters of a %s
-// (none read past it), the fewest digits of an integer. No - + # or space
+// the length modifiers l, ll, z, a field width (digits or *; %p's counts
+// its "0x") with optional 0 flag, and a precision (.digits or .*): the most
+// characters of a %s (none read past it), the fewest digits of an integer. No - + # or space
 // flags; a negative * width counts as none, a negative * precision as absent.
 #include <cstdarg>
 #include <cstddef>
@@ -101,10 +101,21 @@ extern "C" int vsnprintf(char* buf, std::size_t cap, const char* fmt, va_list ap
             case 'u': put_number(o, get_unsigned(), 10, false, false, width, pad, precision); break;
             case 'x': put_number(o, get_unsigned(), 16, false, false, width, pad, precision); break;
             case 'X': put_number(o, get_unsigned(), 16, true, false, width, pad, precision); break;
-            case 'p':
+            case 'p': {
+                // "0x" is part of the field, and a 0 flag's zeros follow
+                // it, as the C libraries print ("%012p": 0x0000001234).
+                const std::uintptr_t v = reinterpret_cast<std::uintptr_t>(va_arg(ap, void*));
+                unsigned digits_width = width > 2 ? width - 2 : 0u;
+                if (pad == ' ') {
+                    unsigned n = 1;
+                    for (std::uintptr_t t = v; t >>= 4;) ++n;
+                    for (; n < digits_width; ++n) o.put(' ');
+                    digits_width = 0;
+                }
                 o.put('0'); o.put('x');
-                put_number(o, reinterpret_cast<std::uintptr_t>(va_arg(ap, void*)), 16, false, false, 0, ' ');
+                put_number(o, v, 16, false, false, digits_width, '0');
                 break;
+            }
             case '%': o.put('%'); break;
             case '\0': --fmt; break;
             default: o.put('%'); o.put(*fmt); break;

@@ -92,6 +92,36 @@ inline constexpr bool single_core = true;
 /// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
 inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
 
+[[noreturn]] inline void fatal(const char* message) noexcept;
+
+namespace cortex_m {
+// Debug builds: waiting inside a critical_section is a programming error
+// the wait cannot honour. It ends by unmasking interrupts (its handler
+// must run), so the section's code after the wait ran unprotected, with
+// no sign of it. The sections are counted rather than PRIMASK read: a
+// wait entered with interrupts masked by hand (cpsid, to pend an
+// interrupt that must arrive during the sleep) is legitimate and tested.
+// Release builds compile the count and the check away (the idle path
+// and the footprint stay as they are).
+#ifdef NDEBUG
+inline constexpr bool check_wait_unmasked = false;
+#else
+inline constexpr bool check_wait_unmasked = true;
+#endif
+// Open critical_sections (Debug builds). Changed only with interrupts
+// masked, and a handler's own sections end before it returns.
+inline std::uint32_t critical_depth = 0;
+[[noreturn, gnu::noinline, gnu::cold]] inline void waited_masked() noexcept {
+    fatal("weft: executor: waits for work inside a critical_section: the wait unmasks interrupts, "
+          "so the section would no longer mask them (end the section before run())");
+}
+[[gnu::always_inline]] inline void check_not_in_critical_section() noexcept {
+    if constexpr (check_wait_unmasked) {
+        if (critical_depth != 0) waited_masked();
+    }
+}
+}  // namespace cortex_m
+
 /// Sleep/wake for the one executor of the core.
 ///
 /// wait_until() runs with interrupts masked while it decides to sleep and
@@ -120,6 +150,7 @@ public:
     /// latched notify for the next wait.
     template <class Ready>
     [[gnu::always_inline]] void wait(Ready ready) noexcept {
+        cortex_m::check_not_in_critical_section();
         cortex_m::disable_interrupts();
         while (!ready()) {
             if (pending_) {
@@ -143,6 +174,7 @@ private:
     // Out of line: waiting for a deadline is the rarer path, and the only
     // one that needs the alarm arithmetic.
     [[gnu::noinline]] void wait_for(std::uint64_t deadline_ns) noexcept {
+        cortex_m::check_not_in_critical_section();
         for (;;) {
             cortex_m::disable_interrupts();
             if (pending_ || !arm_alarm_for(deadline_ns)) break;
@@ -179,8 +211,14 @@ private:
 // the interrupt hand-off (isr_atomic on one core) into a call.
 class critical_section {
 public:
-    [[gnu::always_inline]] critical_section() noexcept : saved_(cortex_m::primask()) { cortex_m::disable_interrupts(); }
-    [[gnu::always_inline]] ~critical_section() { cortex_m::set_primask(saved_); }
+    [[gnu::always_inline]] critical_section() noexcept : saved_(cortex_m::primask()) {
+        cortex_m::disable_interrupts();
+        if constexpr (cortex_m::check_wait_unmasked) ++cortex_m::critical_depth;
+    }
+    [[gnu::always_inline]] ~critical_section() {
+        if constexpr (cortex_m::check_wait_unmasked) --cortex_m::critical_depth;
+        cortex_m::set_primask(saved_);
+    }
     critical_section(const critical_section&) = delete;
     critical_section& operator=(const critical_section&) = delete;
 
