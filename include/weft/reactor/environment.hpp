@@ -276,10 +276,11 @@ inline status basic_environment::run(executor& ex) noexcept {
         release_workers();
         // Told apart: a stall is a program that can never be woken, a
         // stop was asked for (and ex.run() again goes on with the program).
-        if (o == run_outcome::stalled)
-            return error{errc::invalid, "environment", cfg_.name, 0,
-                         "executor stalled first (keepalive without event sources?)"};
-        return error{errc::cancelled, "environment", cfg_.name, 0, "executor stopped first (its request_stop())"};
+        // One error built, for size: a board inlines each construction.
+        const bool stalled = o == run_outcome::stalled;
+        return error{stalled ? errc::invalid : errc::cancelled, "environment", cfg_.name, 0,
+                     stalled ? "executor stalled first (keepalive without event sources?)"
+                             : "executor stopped first (its request_stop())"};
     }
     return failure_;
 }
