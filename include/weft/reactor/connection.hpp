@@ -18,6 +18,12 @@ namespace weft::reactors {
 
 namespace detail {
 inline void link_ports(port_node& up, port_node& down) noexcept {
+    // Programs exchange values through actions and channels, never ports.
+    if (up.owner_->env_ != down.owner_->env_) [[unlikely]] {
+        across_environments(*up.owner_->env_, *down.owner_->env_, "port", down.name_,
+                            "connected to a port of another environment");
+        return;
+    }
     if (down.upstream_) {
         up.owner_->env_->declaration_error(
             error{errc::invalid, "port", down.name_, 1, "has two upstream connections"});

@@ -77,7 +77,28 @@ inline status basic_environment::assemble() noexcept {
     return s;
 }
 
+// A reaction of this program linked to an element of another program, or
+// an element of this one read by a reaction of another: a declaration
+// error of both (detail::across_environments). Checked here, once every
+// object exists (a reaction may write an element declared after it), and
+// before the graph walks, which would follow such a link into the other
+// program. Connections are checked when made (connect(), `after`).
+inline void basic_environment::check_foreign_links() noexcept {
+    const char* what = "depends on an element of another environment";
+    for (auto* r = first_reaction_; r; r = r->next_global_)
+        for (std::uint8_t i = 0; i < r->link_count_; ++i) {
+            detail::reactor_node* o = r->links_[i].target->owner_;  // none for startup, shutdown
+            if (o && o->env_ != this) [[unlikely]]
+                detail::across_environments(*this, *o->env_, "reaction", r->name_, what);
+        }
+    for (detail::element* e = first_element_; e; e = e->next_global_)
+        for (detail::link* l = e->readers_; l; l = l->next)
+            if (l->owner->owner_->env_ != this) [[unlikely]]
+                detail::across_environments(*this, *l->owner->owner_->env_, "reaction", l->owner->name_, what);
+}
+
 inline status basic_environment::assemble_graph() noexcept {
+    check_foreign_links();
     if (decl_error_) return decl_error_;
     if (reaction_count_ > max_reactions_)
         return error{errc::full, "environment", cfg_.name, max_reactions_, "too many reactions"};

@@ -349,6 +349,7 @@ private:
     enum class step : std::uint8_t { wait, done };
     step advance(std::uint64_t& due) noexcept;
     status assemble_graph() noexcept;
+    void check_foreign_links() noexcept;
     void infer_deadlines() noexcept;
     void startup_tag() noexcept;
     tag next_stop_candidate() noexcept;
@@ -597,6 +598,22 @@ inline void basic_environment::request_stop() noexcept {
 }
 
 namespace detail {
+/// A connection or a reaction dependency declared between two programs.
+/// Each environment has its own tags, event queue and ready set: a mark
+/// made by one landed in the other's tables at the wrong tag, and assembly
+/// walked from one program's writer into the other's readers, ranking
+/// them past the end of its rank table (a crash in the review of two
+/// programs on one executor). A declaration error of both, so that
+/// whichever assembles first reports it. Cold: only a wrong program
+/// reaches it.
+[[gnu::cold, gnu::noinline]] inline void across_environments(basic_environment& a, basic_environment& b,
+                                                             const char* kind, const char* name,
+                                                             const char* what) noexcept {
+    const error e{errc::invalid, kind, name, 0, what};
+    a.declaration_error(e);
+    b.declaration_error(e);
+}
+
 // Out of line: every port, timer and action constructor calls it.
 [[gnu::noinline]] inline void init_element(element& e, place where, const char* name, element_kind k) noexcept {
     init_fields(e, where.owner, where.mode, name, k);
