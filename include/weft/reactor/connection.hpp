@@ -19,7 +19,7 @@ namespace weft::reactors {
 namespace detail {
 inline void link_ports(port_node& up, port_node& down) noexcept {
     // Programs exchange values through actions and channels, never ports.
-    if (up.owner_->env_ != down.owner_->env_) [[unlikely]] {
+    if (check_links_across_environments && up.owner_->env_ != down.owner_->env_) [[unlikely]] {
         across_environments(*up.owner_->env_, *down.owner_->env_, "port", down.name_,
                             "connected to a port of another environment");
         return;

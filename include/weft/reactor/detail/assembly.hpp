@@ -98,7 +98,7 @@ inline void basic_environment::check_foreign_links() noexcept {
 }
 
 inline status basic_environment::assemble_graph() noexcept {
-    check_foreign_links();
+    if constexpr (detail::check_links_across_environments) check_foreign_links();
     if (decl_error_) return decl_error_;
     if (reaction_count_ > max_reactions_)
         return error{errc::full, "environment", cfg_.name, max_reactions_, "too many reactions"};

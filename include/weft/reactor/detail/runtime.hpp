@@ -598,6 +598,16 @@ inline void basic_environment::request_stop() noexcept {
 }
 
 namespace detail {
+/// Whether links between programs are checked (across_environments):
+/// hosts always, boards in Debug builds, as the executor's misuse checks.
+/// The mistake is in the declarations, the same on every run, so a Debug
+/// or host run finds it; a release board keeps the 300 B the checks and
+/// their texts take (the reactor runtime's size target is 5 KB).
+#ifdef NDEBUG
+inline constexpr bool check_links_across_environments = !port::small_code;
+#else
+inline constexpr bool check_links_across_environments = true;
+#endif
 /// A connection or a reaction dependency declared between two programs.
 /// Each environment has its own tags, event queue and ready set: a mark
 /// made by one landed in the other's tables at the wrong tag, and assembly
@@ -609,9 +619,8 @@ namespace detail {
 [[gnu::cold, gnu::noinline]] inline void across_environments(basic_environment& a, basic_environment& b,
                                                              const char* kind, const char* name,
                                                              const char* what) noexcept {
-    const error e{errc::invalid, kind, name, 0, what};
-    a.declaration_error(e);
-    b.declaration_error(e);
+    a.declaration_error(error{errc::invalid, kind, name, 0, what});
+    b.declaration_error(error{errc::invalid, kind, name, 0, what});
 }
 
 // Out of line: every port, timer and action constructor calls it.
