@@ -19,43 +19,48 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "1 tests passed|tests passed, 0 tests faile
     message(FATAL_ERROR "the product's ctest should run its one test, and pass")
 endif()
 
+# Builds `target`, which must be refused; sets `said` (the output with its
+# whitespace flattened: CMake wraps messages at a width, so where its lines
+# break depends on the build directory's path) and `raw` in the caller.
+function(build_refused target)
+    execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target ${target}
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+    if(rc EQUAL 0)
+        message(FATAL_ERROR "${target} built, but it should have been refused:\n${out}${err}")
+    endif()
+    string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}${err}")
+    set(said "${flat}" PARENT_SCOPE)
+    set(raw "${out}${err}" PARENT_SCOPE)
+endfunction()
+
 # A firmware that links malloc does not survive its build: the post-link
 # check fails it, names the symbols and the map file, and deletes the .elf.
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target heap_product
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-# CMake wraps the message at a width, so where its lines break depends on
-# the build directory's path: compare with the whitespace flattened.
-string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
-if(rc EQUAL 0 OR NOT "${said}" MATCHES "links forbidden runtime symbols: malloc"
+build_refused(heap_product)
+if(NOT "${said}" MATCHES "links forbidden runtime symbols: malloc"
    OR NOT "${said}" MATCHES "grep -F -B1 '\\(malloc\\)'" OR NOT "${said}" MATCHES "heap_product\\.map")
-    message(FATAL_ERROR "a firmware that calls malloc built, or its error does not name malloc and the map:\n${out}${err}")
+    message(FATAL_ERROR "a firmware that calls malloc: its error does not name malloc and the map:\n${raw}")
 endif()
 if(EXISTS ${WORK}/heap_product.elf)
     message(FATAL_ERROR "the refused firmware heap_product.elf was left behind")
 endif()
 # One that calls `new`: the hint traces operator new (the product's own
 # reference), not the malloc that libstdc++'s new_op.o pulls in.
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target new_product
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
-if(rc EQUAL 0 OR NOT "${said}" MATCHES "--trace-symbol=_Znwj "
+build_refused(new_product)
+if(NOT "${said}" MATCHES "--trace-symbol=_Znwj "
    OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\(unsigned int\\)\\)'")
-    message(FATAL_ERROR "a firmware that calls new built, or its hint does not trace operator new:\n${out}${err}")
+    message(FATAL_ERROR "a firmware that calls new: its hint does not trace operator new:\n${raw}")
 endif()
 # One that calls the aligned nothrow new[]: the hint traces that operator
 # (it listed only some forms of new, and traced the aligned operator new
 # that libstdc++'s new_opvant.o calls, naming the library's file).
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target aligned_new_product
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
-if(rc EQUAL 0 OR NOT "${said}" MATCHES "--trace-symbol=_ZnajSt11align_val_tRKSt9nothrow_t "
+build_refused(aligned_new_product)
+if(NOT "${said}" MATCHES "--trace-symbol=_ZnajSt11align_val_tRKSt9nothrow_t "
    OR NOT "${said}" MATCHES "grep -F -B1 '\\(operator new\\[\\]\\(unsigned int, std::align_val_t, std::nothrow_t const&\\)\\)'")
-    message(FATAL_ERROR "a firmware that calls the aligned nothrow new[] built, or its hint does not trace it:\n${out}${err}")
+    message(FATAL_ERROR "a firmware that calls the aligned nothrow new[]: its hint does not trace it:\n${raw}")
 endif()
 # One whose RAM overflows through a section mps2.ld does not name: the
 # link fails and names it (ld placed it past the RAM check, over the stack).
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} --target orphan_product
-                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "orphan section `\\.noinit'")
-    message(FATAL_ERROR "a firmware with an unplaced .noinit section linked, or its error does not name it:\n${out}${err}")
+build_refused(orphan_product)
+if(NOT "${raw}" MATCHES "orphan section `\\.noinit'")
+    message(FATAL_ERROR "a firmware with an unplaced .noinit section: its error does not name it:\n${raw}")
 endif()

@@ -35,6 +35,7 @@
 #include <weft/csp.hpp>
 
 #include <gtest/gtest.h>
+#include <support/scripted_drivers.hpp>
 #include <support/weft_test.hpp>
 
 #include <algorithm>
@@ -238,19 +239,8 @@ struct op_context {
 
 // ---- scripted drivers of items (connect) -------------------------------
 
-struct item_driver {
-    executor* ex = nullptr;
-    irq_node* node = nullptr;
-    bool is_synchronous() const noexcept { return false; }
-    void attach(executor& e, irq_node& n) noexcept {
-        ex = &e;
-        node = &n;
-    }
-    void detach() noexcept { node = nullptr; }
-    void changed() noexcept {
-        if (node) (void)ex->post(*node);
-    }
-};
+// The node connect() attaches, posted on each change (support/scripted_drivers.hpp).
+using item_driver = weft::test::scripted_driver;
 
 struct item_in : item_driver {
     std::vector<item> q;  // front first
