@@ -475,7 +475,7 @@ TEST(review14_cross, an_unfinished_program_outliving_its_executor_touches_nothin
     EXPECT_TRUE(env.ended());        // nothing posts to the executor any more:
     EXPECT_EQ(env.exec(), nullptr);  // it was forgotten when the executor went
     env.request_stop();
-    // Refused (it reads "program not started": with no executor, the
-    // action finds none to time the event with).
-    EXPECT_FALSE(app.p.schedule());
+    // Refused as after any end, and counted as dropped.
+    EXPECT_TRUE(test::failed_with(app.p.schedule(), errc::closed, "physical action 'p': program finished"));
+    EXPECT_EQ(app.p.dropped(), 1u);
 }

@@ -168,6 +168,46 @@ TEST(review15_multi, a_connection_between_two_programs_is_a_declaration_error) {
 }
 
 namespace {
+// A reaction of one program triggered by another program's startup or
+// shutdown (reached through a reactor of that program).
+struct borrowed_trigger : reactor {
+    borrowed_trigger(basic_environment& e, reactor& other, bool at_start)
+        : reactor(e, "borrower"), t_(at_start ? other.startup() : other.shutdown()) {}
+    weft::reactors::detail::element& t_;
+    reaction r{*this, "r", on(t_), [] {}};
+};
+}  // namespace
+
+// Startup and shutdown belong to their environment: a reaction of another
+// program triggered by them would be marked in that program's ready set by
+// this one's tags. Both programs refuse it, whichever starts first.
+TEST(review15_multi, another_programs_startup_or_shutdown_is_a_declaration_error) {
+    const char* expected = "reaction 'r': depends on an element of another environment";
+    for (int kind = 0; kind < 4; ++kind) {
+        environment<4, 4> a{{.name = "A", .timeout = 1ms}};
+        environment<4, 4> b{{.name = "B", .timeout = 1ms}};
+        loop_half x{a, "x"};
+        borrowed_trigger w{b, x, kind % 2 == 0};
+        executor ex{test::virtual_clock()};
+        basic_environment& first = kind < 2 ? static_cast<basic_environment&>(a) : b;
+        basic_environment& second = kind < 2 ? static_cast<basic_environment&>(b) : a;
+        EXPECT_EQ(test::text(first.start(ex)), expected) << kind;
+        EXPECT_EQ(test::text(second.start(ex)), expected) << kind;
+        EXPECT_EQ(ex.live_tasks(), 0u);
+        EXPECT_EQ(ex.run(), run_outcome::completed);
+    }
+    // Its own program's startup and shutdown are fine.
+    environment<4, 4> a{{.name = "A", .timeout = 1ms}};
+    loop_half x{a, "x"};
+    borrowed_trigger w{a, x, true};
+    borrowed_trigger v{a, x, false};
+    executor ex{test::virtual_clock()};
+    EXPECT_TRUE(a.start(ex));
+    EXPECT_EQ(ex.run(), run_outcome::completed);
+    EXPECT_TRUE(a.finished());
+}
+
+namespace {
 // At 1 ms, a reaction takes 3 ms of executor time (executor::advance).
 struct slow : reactor {
     slow(basic_environment& e, log_t& log, executor& ex) : reactor(e, "slow"), log_(log), ex_(ex) {}

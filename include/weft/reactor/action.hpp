@@ -145,7 +145,8 @@ public:
     /// this action: the next free microstep). Fails
     /// with `full` (naming the action and Slots) if Slots events are
     /// waiting to be tagged, with `invalid` before the program started and
-    /// with `closed` once it has finished.
+    /// with `closed` once it has finished (on hosts, also once its
+    /// executor was destroyed first).
     template <class U = T>
     requires(!std::is_void_v<U>)
     status schedule(U value, duration extra = duration{0}) noexcept {
@@ -162,7 +163,15 @@ private:
         if (e.extra < 0) e.extra = 0;  // as in LF: never before min_delay
         basic_environment& env = *this->owner_->env_;
         executor* ex = env.started_on();  // acquire: ex and the start time are published
-        if (!ex) return error{errc::invalid, "physical action", this->name_, 0, "program not started"};
+        if (!ex) [[unlikely]] {
+            // On hosts a program also loses its executor when that is
+            // destroyed first (it ended then); a board never destroys one.
+            if constexpr (!port::small_code) {
+                port::critical_section cs;
+                if (env.ended()) return finished_error();
+            }
+            return error{errc::invalid, "physical action", this->name_, 0, "program not started"};
+        }
         e.ns = to_ns(ex->now());
         port::critical_section cs;
         // After the end nothing drains the buffer: the event would be
@@ -170,10 +179,7 @@ private:
         // Checked in the critical section in which finish() marks the end,
         // and posted in it too: no wake-up is posted once finish() has
         // withdrawn it (see request_stop()).
-        if (env.ended()) {
-            ++this->dropped_;
-            return error{errc::closed, "physical action", this->name_, 0, "program finished"};
-        }
+        if (env.ended()) return finished_error();
         if (count_ == Slots) {
             ++this->dropped_;
             return error{errc::full, "physical action", this->name_, Slots, "buffer full"};
@@ -182,6 +188,11 @@ private:
         ++count_;
         env.physical_pending();
         return {};
+    }
+    // Under the port's critical section (dropped()).
+    status finished_error() noexcept {
+        ++this->dropped_;
+        return error{errc::closed, "physical action", this->name_, 0, "program finished"};
     }
     // Scheduler thread, between tags: tag the buffered events in order.
     static void on_drain(detail::physical_source* s) noexcept {

@@ -87,14 +87,24 @@ inline void basic_environment::check_foreign_links() noexcept {
     const char* what = "depends on an element of another environment";
     for (auto* r = first_reaction_; r; r = r->next_global_)
         for (std::uint8_t i = 0; i < r->link_count_; ++i) {
-            detail::reactor_node* o = r->links_[i].target->owner_;  // none for startup, shutdown
+            detail::element* t = r->links_[i].target;
+            detail::reactor_node* o = t->owner_;
             if (o && o->env_ != this) [[unlikely]]
                 detail::across_environments(*this, *o->env_, "reaction", r->name_, what);
+            // Startup and shutdown belong to the environment, not to a
+            // reactor: another program's are known by not being ours, and
+            // that program reports the link from its own side (below).
+            if (!o && t != &startup_ && t != &shutdown_) [[unlikely]]
+                declaration_error(error{errc::invalid, "reaction", r->name_, 0, what});
         }
-    for (detail::element* e = first_element_; e; e = e->next_global_)
-        for (detail::link* l = e->readers_; l; l = l->next)
+    auto check_readers = [&](detail::element& e) {
+        for (detail::link* l = e.readers_; l; l = l->next)
             if (l->owner->owner_->env_ != this) [[unlikely]]
                 detail::across_environments(*this, *l->owner->owner_->env_, "reaction", l->owner->name_, what);
+    };
+    for (detail::element* e = first_element_; e; e = e->next_global_) check_readers(*e);
+    check_readers(startup_);
+    check_readers(shutdown_);
 }
 
 inline status basic_environment::assemble_graph() noexcept {
