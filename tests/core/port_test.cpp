@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <weft/core.hpp>
 #include <weft/port/print.hpp>
 #include <weft/port/port.hpp>
 
@@ -58,6 +59,57 @@ TEST(port, wait_returns_when_ready_and_keeps_the_latch) {
 TEST(port, critical_section_nests) {
     weft::port::critical_section outer;
     { weft::port::critical_section inner; }
+    SUCCEED();
+}
+
+// Waiting inside a critical_section: no simulated handler can run until it
+// ends (they take the same lock), so nothing could notify; the program
+// stops, every time, even when a notify is already latched and this wait
+// would have returned. (The board's Debug check: target fault test 7.)
+TEST(port_death, a_wait_inside_a_critical_section_stops_the_program) {
+    EXPECT_DEATH(
+        {
+            weft::port::waker w;
+            w.notify();
+            weft::port::critical_section cs;
+            w.wait_until(weft::port::no_deadline);
+        },
+        "weft: executor: waits for work inside a critical_section: no simulated interrupt handler can run");
+    EXPECT_DEATH(
+        {
+            weft::port::waker w;
+            weft::port::critical_section cs;
+            w.wait([] { return true; });
+        },
+        "waits for work inside a critical_section");
+}
+
+weft::frame_pool<256, 2> port_frames{"port_test"};
+
+weft::task<> nap() {
+    auto z = co_await weft::sleep_for(std::chrono::hours(1));
+    (void)z;
+}
+
+// The same through an executor: run() inside a section with a task asleep
+// on the real clock would have slept an hour with every handler locked out.
+void run_masked() {
+    weft::executor ex{weft::executor_config{"masked", weft::clock_mode::real}};
+    auto t = ex.spawn(nap());
+    weft::port::critical_section cs;
+    (void)ex.run();
+}
+
+TEST(port_death, running_an_executor_inside_a_critical_section_stops_the_program) {
+    EXPECT_DEATH(run_masked(), "weft: executor: waits for work inside a critical_section");
+}
+
+// After the section ends the same wait is allowed again.
+TEST(port, a_wait_after_a_critical_section_ended_is_allowed) {
+    weft::port::waker w;
+    { weft::port::critical_section cs; }
+    w.notify();
+    w.wait_until(weft::port::no_deadline);
     SUCCEED();
 }
 

@@ -28,6 +28,44 @@ inline std::uint64_t now_ns() noexcept {
     return std::uint64_t(ts.tv_sec) * 1'000'000'000u + std::uint64_t(ts.tv_nsec);
 }
 
+[[noreturn]] inline void fatal(const char* message) noexcept {
+    // What the program printed before stays in the log: abort() does not
+    // flush stdio, and stdout redirected to a file or pipe is buffered.
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", message);
+    std::abort();
+}
+
+namespace detail {
+inline pthread_mutex_t& interrupt_mask() noexcept {
+    static pthread_mutex_t m = [] {
+        pthread_mutex_t mm;
+        pthread_mutexattr_t a;
+        pthread_mutexattr_init(&a);
+        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+        pthread_mutex_init(&mm, &a);
+        pthread_mutexattr_destroy(&a);
+        return mm;
+    }();
+    return m;
+}
+// Set by interrupt_thread while its handler runs.
+inline bool& handler_running() noexcept {
+    static thread_local bool running = false;
+    return running;
+}
+// How many critical_sections this thread is inside: interrupt_thread::stop()
+// must not wait for a handler that waits for this thread's section.
+inline unsigned& critical_depth() noexcept {
+    static thread_local unsigned depth = 0;
+    return depth;
+}
+[[noreturn, gnu::noinline, gnu::cold]] inline void waited_masked() noexcept {
+    fatal("weft: executor: waits for work inside a critical_section: no simulated interrupt handler can run "
+          "until the section ends, so only a timer could end the wait (end the section before run())");
+}
+}  // namespace detail
+
 /// Sleep/wake for one executor. notify() may come from any thread.
 class waker {
 public:
@@ -47,6 +85,14 @@ public:
     }
 
     void wait_until(std::uint64_t deadline_ns) noexcept {
+        // Inside a critical_section this thread holds the "interrupt mask":
+        // no simulated handler could run, so no notify() could come, and
+        // the wait would end only at a deadline, if there is one. Checked
+        // before the latch, so the mistake stops the program every time,
+        // not only when no notify happened to be latched. (The board checks
+        // the same in Debug builds; here it is one thread-local read on
+        // the idle path.)
+        if (detail::critical_depth() != 0) detail::waited_masked();
         // Fast path: a latched notify costs one atomic exchange, no lock.
         // acquire: pairs with the release in notify() so that whatever the
         // notifier published before notifying is visible after we return.
@@ -73,6 +119,7 @@ public:
     /// afterwards, or this may sleep on.
     template <class Ready>
     void wait(Ready ready) noexcept {
+        if (detail::critical_depth() != 0) detail::waited_masked();
         if (!ready()) wait_until(~std::uint64_t{0});
     }
 
@@ -91,31 +138,6 @@ private:
     pthread_cond_t cond_;
 };
 
-namespace detail {
-inline pthread_mutex_t& interrupt_mask() noexcept {
-    static pthread_mutex_t m = [] {
-        pthread_mutex_t mm;
-        pthread_mutexattr_t a;
-        pthread_mutexattr_init(&a);
-        pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-        pthread_mutex_init(&mm, &a);
-        pthread_mutexattr_destroy(&a);
-        return mm;
-    }();
-    return m;
-}
-// Set by interrupt_thread while its handler runs.
-inline bool& handler_running() noexcept {
-    static thread_local bool running = false;
-    return running;
-}
-// How many critical_sections this thread is inside: interrupt_thread::stop()
-// must not wait for a handler that waits for this thread's section.
-inline unsigned& critical_depth() noexcept {
-    static thread_local unsigned depth = 0;
-    return depth;
-}
-}  // namespace detail
 
 /// True inside a simulated interrupt source's handler (interrupt_thread).
 inline bool in_handler() noexcept { return detail::handler_running(); }
@@ -135,14 +157,6 @@ public:
     critical_section(const critical_section&) = delete;
     critical_section& operator=(const critical_section&) = delete;
 };
-
-[[noreturn]] inline void fatal(const char* message) noexcept {
-    // What the program printed before stays in the log: abort() does not
-    // flush stdio, and stdout redirected to a file or pipe is buffered.
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s\n", message);
-    std::abort();
-}
 
 inline void console_write(const char* text, std::size_t length) noexcept {
     (void)!::write(1, text, length);
