@@ -93,6 +93,30 @@ public:
         // the same in Debug builds; here it is one thread-local read on
         // the idle path.)
         if (detail::critical_depth() != 0) detail::waited_masked();
+        sleep_until(deadline_ns);
+    }
+
+    /// Waits for notify() like wait_until(no_deadline), or until ready()
+    /// is true. Several threads: whoever makes ready() true must notify()
+    /// afterwards, or this may sleep on.
+    template <class Ready>
+    void wait(Ready ready) noexcept {
+        if (detail::critical_depth() != 0) detail::waited_masked();  // as in wait_until()
+        if (!ready()) sleep_until(~std::uint64_t{0});
+    }
+
+    void notify() noexcept {
+        pthread_mutex_lock(&mutex_);
+        // release: publishes the notifier's writes (e.g. a completed
+        // split_phase value) to the thread that observes pending_.
+        pending_.store(true, std::memory_order_release);
+        pthread_cond_signal(&cond_);
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    // wait_until() after its critical_section check.
+    void sleep_until(std::uint64_t deadline_ns) noexcept {
         // Fast path: a latched notify costs one atomic exchange, no lock.
         // acquire: pairs with the release in notify() so that whatever the
         // notifier published before notifying is visible after we return.
@@ -114,30 +138,10 @@ public:
         pthread_mutex_unlock(&mutex_);
     }
 
-    /// Waits for notify() like wait_until(no_deadline), or until ready()
-    /// is true. Several threads: whoever makes ready() true must notify()
-    /// afterwards, or this may sleep on.
-    template <class Ready>
-    void wait(Ready ready) noexcept {
-        if (detail::critical_depth() != 0) detail::waited_masked();
-        if (!ready()) wait_until(~std::uint64_t{0});
-    }
-
-    void notify() noexcept {
-        pthread_mutex_lock(&mutex_);
-        // release: publishes the notifier's writes (e.g. a completed
-        // split_phase value) to the thread that observes pending_.
-        pending_.store(true, std::memory_order_release);
-        pthread_cond_signal(&cond_);
-        pthread_mutex_unlock(&mutex_);
-    }
-
-private:
     std::atomic<bool> pending_{false};
     pthread_mutex_t mutex_;
     pthread_cond_t cond_;
 };
-
 
 /// True inside a simulated interrupt source's handler (interrupt_thread).
 inline bool in_handler() noexcept { return detail::handler_running(); }
