@@ -31,10 +31,11 @@ inline const node* build(tree& t, int lo, int hi, bool left_heavy) {
     int mid = left_heavy ? lo + (hi - lo + 1) / 2 : lo + (hi - lo) / 2;
     if (mid == lo) mid = lo + 1;
     if (mid == hi) mid = hi - 1;
-    // Named, so that every compiler allocates the left subtree first: the
-    // order of a call's arguments is unspecified (GCC goes right to left,
-    // Clang left to right), and the nodes' order in memory decides how
-    // well a walk of the large tree is prefetched.
+    // Named, so that every compiler allocates the right subtree first (as
+    // GCC always did): the order of a call's arguments is unspecified (GCC
+    // goes right to left, Clang left to right), and the nodes' order in
+    // memory decides how fast a walk of the large tree is, so every
+    // system must walk the same layout.
     const node* right = build(t, mid, hi, left_heavy);
     const node* left = build(t, lo, mid, left_heavy);
     return t.make(0, left, right);

@@ -416,14 +416,14 @@ private:
     struct first_state : first_receiver_state {
         detail::first_sender<T>* sender = nullptr;  // or a send (rendezvous only)
     };
-    // A power-of-two capacity wraps with a mask, one instruction instead
-    // of a compare and a conditional subtract on every push and pop.
-    static constexpr bool wraps_by_mask = N > 0 && (N & (N - 1)) == 0;
-    [[gnu::always_inline]] std::uint32_t tail() const noexcept {
-        std::uint32_t t = n_.head + n_.count;
-        if constexpr (wraps_by_mask) return t & std::uint32_t(N - 1);
-        else return t >= N ? t - std::uint32_t(N) : t;
+    // A ring index from i < 2N. A power-of-two capacity wraps with a
+    // mask, one instruction instead of a compare and a conditional
+    // subtract on every push and pop.
+    [[gnu::always_inline]] static std::uint32_t wrap(std::uint32_t i) noexcept {
+        if constexpr (N > 0 && (N & (N - 1)) == 0) return i & std::uint32_t(N - 1);
+        else return i >= N ? i - std::uint32_t(N) : i;
     }
+    [[gnu::always_inline]] std::uint32_t tail() const noexcept { return wrap(n_.head + n_.count); }
     // Moves a sender's value (moved from) to the back of the ring.
     [[gnu::always_inline]] void push(T& v) noexcept {
         if constexpr (N > 0) {
@@ -441,8 +441,7 @@ private:
     [[gnu::always_inline]] void drop_front() noexcept {
         if constexpr (N > 0) {
             ring_.at(n_.head)->~T();
-            if constexpr (wraps_by_mask) n_.head = (n_.head + 1) & std::uint32_t(N - 1);
-            else if (++n_.head == N) n_.head = 0;
+            n_.head = wrap(n_.head + 1);
             --n_.count;
         }
     }
