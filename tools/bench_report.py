@@ -9,7 +9,9 @@ weft against each peer measured in the same run, and optionally a plot.
 For each (suite, workload) the table lists every system's median and
 p10-p90 spread, and the speed-up of weft over the peer (peer median / weft
 median; > 1 means weft is faster), for units where lower is better
-(ns/op, instr/op); rows in other units are listed without a ratio.
+(ns/op, instr/op); rows in other units are listed without a ratio: a
+paired run's line (unit "ratio", bench/core/core_paired) is itself the
+peer/weft ratio of runs taken side by side, named "weft / PEER".
 
 Several invocations may be concatenated (the shared machines vary between
 processes more than within one): each (suite, workload, system, workers,
@@ -48,7 +50,10 @@ def load(paths):
 def key(r):
     # The target too: one bench/run-target-core prints the same workload for
     # two boards, whose counts are two facts, not two samples of one.
-    return (r["suite"], r["workload"], r["system"], r.get("workers"), r.get("unit"), r.get("target"))
+    # The baseline too: a paired run (bench/core/core_paired) prints one
+    # ratio line per peer, all under weft's name.
+    return (r["suite"], r["workload"], r["system"], r.get("workers"), r.get("unit"), r.get("target"),
+            r.get("baseline"))
 
 
 def aggregate(rows):
@@ -75,7 +80,8 @@ def aggregate(rows):
 
 
 def system_label(r):
-    return r["system"] + (f" ({r['workers']} workers)" if r.get("workers") else "")
+    label = r["system"] + (f" ({r['workers']} workers)" if r.get("workers") else "")
+    return label + (f" / {r['baseline']}" if r.get("baseline") else "")
 
 
 def runs_label(r):
@@ -112,6 +118,8 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    # Times and counts only: a ratio (a paired run's line) is not on their scale.
+    rows = [r for r in rows if r["unit"] in LOWER_IS_BETTER]
     # A bar per (system, target) and a group per (suite, workload), named
     # as briefly as the rows allow: with one series per name, a second
     # board's or suite's row would be dropped, not drawn.

@@ -1,47 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// bench/run core — weft's side: yield_roundtrip, timer_churn, generator_1m,
-// same_fringe, spawn_complete. Peers run the same work in core_peers.
+// bench/run core — weft's side: yield_roundtrip, generator_1m, same_fringe
+// and same_fringe_large (weft_runs.cpp, shared with core_paired),
+// timer_churn, spawn_complete. Peers run the same work in core_peers.
 #include <weft/core.hpp>
 
 #include <ctime>
 #include <random>
 
-#include "../common/harness.hpp"
-#include "trees.hpp"
+#include "measure_runs.hpp"
 
 namespace {
 
+// A second build of the same code with another compiler reports itself
+// under another name (bench/run core: "weft_clang"); weft_runs.cpp, built
+// with the same definition, names its lines the same way.
 #ifndef WEFT_BENCH_SYSTEM
 #define WEFT_BENCH_SYSTEM "weft"
 #endif
-// A second build of the same code with another compiler reports itself
-// under another name (bench/run core: "weft_clang").
 constexpr const char* system_name = WEFT_BENCH_SYSTEM;
 
-// Sized as the frame report says an application would: same_fringe_large
-// keeps one generator frame per tree level alive in each of its two walks
-// (2 x 17 for 65536 leaves); with 8 slots most of them came from the slow
-// path into the 512-byte pool.
-weft::frame_pool<256, 64> small_frames{"bench_small"};
-weft::frame_pool<512, 1100> task_frames{"bench_tasks"};
-
+// The frames of timer_churn's and spawn_complete's tasks come from the
+// pools weft_runs.cpp declares.
 constexpr const char* suite = "core";
-
-// --- yield_roundtrip: two tasks yielding to each other -------------------
-weft::task<> yielder(long n) {
-    for (long i = 0; i < n; ++i) co_await weft::yield();
-}
-
-void yield_roundtrip(const bench::options& o) {
-    const long n = 2'000'000;  // yields per task; 2n switches per run
-    bench::measure(suite, "yield_roundtrip", system_name, o.runs(15), 2 * n, [&] {
-        weft::executor ex;
-        auto a = ex.spawn(yielder(n));
-        auto b = ex.spawn(yielder(n));
-        if (!a || !b) std::abort();
-        ex.run();
-    });
-}
 
 // --- timer_churn: 1000 tasks x 100 random short sleeps, real clock --------
 weft::task<> churner(std::uint32_t seed, int rounds) {
@@ -87,57 +67,6 @@ void timer_churn(const bench::options& o) {
     bench::report(suite, "timer_churn", system_name, "ns/op", cpu_per_op, ops, double(allocs) / runs, extra);
 }
 
-// --- generator_1m -----------------------------------------------------------
-weft::generator<long> counter(long n) {
-    for (long i = 0; i < n; ++i) co_yield i;
-}
-
-void generator_1m(const bench::options& o) {
-    const long n = 1'000'000;
-    volatile long sink = 0;
-    bench::measure(suite, "generator_1m", system_name, o.runs(25), n, [&] {
-        long s = 0;
-        for (long v : counter(n)) s += v;
-        sink = s;
-    });
-    (void)sink;
-}
-
-// --- same_fringe --------------------------------------------------------------
-weft::generator<int> fringe(const bench::node* n) {
-    if (n->leaf()) {
-        co_yield n->value;
-        co_return;
-    }
-    co_yield weft::elements_of(fringe(n->left));
-    co_yield weft::elements_of(fringe(n->right));
-}
-
-bool same_fringe(const bench::node* a, const bench::node* b) {
-    auto ga = fringe(a);
-    auto gb = fringe(b);
-    auto ia = ga.begin();
-    auto ib = gb.begin();
-    for (; ia != ga.end() && ib != gb.end(); ++ia, ++ib)
-        if (*ia != *ib) return false;
-    return (ia == ga.end()) == (ib == gb.end());
-}
-
-void same_fringe_bench(const bench::options& o, const char* workload, int leaves, int reps) {
-    auto a = bench::make_tree(leaves, true);
-    auto b = bench::make_tree(leaves, false);
-    volatile bool sink = false;
-    char extra[48];
-    std::snprintf(extra, sizeof extra, ",\"leaves\":%d", leaves);
-    bench::measure(suite, workload, system_name, o.runs(15), long(leaves) * reps, [&] {
-        bool all = true;
-        for (int r = 0; r < reps; ++r) all &= same_fringe(a.root, b.root);
-        if (!all) std::abort();
-        sink = all;
-    }, extra);
-    (void)sink;
-}
-
 // --- spawn_complete -------------------------------------------------------------
 weft::task<> trivial() { co_return; }
 
@@ -158,10 +87,8 @@ void spawn_complete(const bench::options& o) {
 
 int main(int argc, char** argv) {
     auto o = bench::parse(argc, argv);
-    if (o.wants("yield_roundtrip")) yield_roundtrip(o);
+    const bench::core::fringe_trees trees;
+    bench::core::measure_runs(o, bench::core::weft_runs(), trees.inputs());
     if (o.wants("timer_churn")) timer_churn(o);
-    if (o.wants("generator_1m")) generator_1m(o);
-    if (o.wants("same_fringe")) same_fringe_bench(o, "same_fringe", 8, 100'000);
-    if (o.wants("same_fringe_large")) same_fringe_bench(o, "same_fringe_large", 1 << 16, 8);
     if (o.wants("spawn_complete")) spawn_complete(o);
 }
