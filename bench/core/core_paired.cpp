@@ -3,9 +3,9 @@
 // and the peers' (peer_runs.cpp) alternated in one process, one run of
 // each system per round, and the ratio peer/weft taken per round.
 //
-// Why: on the shared 2-vCPU guests the same binary runs some switching
-// workloads in two speeds that change with time, not with the binary or
-// its addresses (docs/measurements.md, "Paired runs"): weft's yield takes
+// Why: on the Zen 3 guest the same binary runs the switching workloads at
+// two speeds that change with time, not with the binary or its addresses
+// (docs/measurements.md, "2026-11-29: paired runs"): weft's yield takes
 // 4.7 ns for a minute, then 7.5 ns, and boost_context changes with it. A
 // ratio of medians from two processes minutes apart mixes the two; runs
 // seconds apart share one. Lines: unit "ratio" (> 1: weft is faster),

@@ -50,7 +50,6 @@ struct timed_run {
     void (*run)(const fringe_inputs&);
 };
 
-
 /// The same-fringe runs of a system whose walk is `SameFringe`: the small
 /// and the large pair, each walk checked (a wrong answer stops the program).
 template <bool (*SameFringe)(const node*, const node*)>
