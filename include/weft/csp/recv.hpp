@@ -131,7 +131,7 @@ public:
             errc st = errc::ok;
             if (ch_->offer_recv(this->slot, st)) {  // (2): a waiting sender's value, or closed
                 how_ = how::slot;
-                status_ = st;
+                this->status = st;
                 return false;
             }
         }
@@ -158,13 +158,14 @@ private:
     enum class how : unsigned char { slot, ring, first, offer, taken };
     bool fail(errc why) noexcept {
         how_ = how::slot;
-        status_ = why;
+        this->status = why;
         return false;
     }
-    errc outcome() const noexcept {
-        if (how_ == how::first) return this->status;
-        return how_ == how::offer ? this->wait_.status : status_;
-    }
+    // One place for every outcome but a queued offer's: the first-receiver
+    // node's status, which the channel writes when this receive waited as
+    // the first receiver, and which a receive that did not wait writes
+    // itself (its node is not in the channel).
+    errc outcome() const noexcept { return how_ == how::offer ? this->wait_.status : this->status; }
     // Cancellation or with_timeout while waiting as the first receiver.
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<recv_operation*>(static_cast<base*>(w));
@@ -178,7 +179,6 @@ private:
     // as the first receiver touches: the node and these, next to the event
     // (which GCC 12 places right after the awaiter in the frame).
     how how_;
-    errc status_;
     channel<T, N>* ch_;
 };
 
