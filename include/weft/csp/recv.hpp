@@ -103,7 +103,7 @@ public:
     recv_operation& operator=(const recv_operation&) = delete;
     ~recv_operation() {
         if constexpr (!std::is_trivially_destructible_v<T>)
-            if (how_ != how::ring && how_ != how::taken && outcome() == errc::ok)
+            if (how_ == how::status && this->status == errc::ok)
                 this->slot.destroy();  // delivered, never taken
     }
 
@@ -116,12 +116,12 @@ public:
         if (c.cancel_requested()) return fail(errc::cancelled);
         if constexpr (N > 0) {
             if (ch_->can_take()) {  // (2), taken in await_resume
-                how_ = how::ring;
+                note(how::ring);
                 return false;
             }
         }
         if (ch_->can_wait_first()) {  // (3) ahead of every offer
-            how_ = how::first;
+            note(how::status);
             this->abort = &on_abort_first;
             ch_->wait_first(*this, c);
             c.park(h, this);
@@ -130,13 +130,13 @@ public:
         if (!ch_->recv_must_wait()) {
             errc st = errc::ok;
             if (ch_->offer_recv(this->slot, st)) {  // (2): a waiting sender's value, or closed
-                how_ = how::slot;
+                note(how::status);
                 this->status = st;
                 return false;
             }
         }
-        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, this->slot.raw());  // (3)
-        how_ = how::offer;
+        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, this->slot.raw(), &this->status);  // (3)
+        note(how::status);
         ch_->wait_recv(w.o);
         c.park(h, &w);
         return true;
@@ -146,26 +146,34 @@ public:
     [[gnu::always_inline]] result<T> await_resume() noexcept {
         if constexpr (N > 0)
             if (how_ == how::ring) return ch_->take();
-        errc st = outcome();
+        const errc st = this->status;
         if (st == errc::ok) {
-            how_ = how::taken;
+            note(how::taken);
             return channel<T, N>::take_from(this->slot);
         }
         return ch_->make_error(st);
     }
 
 private:
-    enum class how : unsigned char { slot, ring, first, offer, taken };
+    // Where the outcome is. `status`: in the first-receiver node's status
+    // (and, if ok, the value in the slot), however the receive went: the
+    // channel writes it when this receive waited as the first receiver, a
+    // queued offer's completion copies it there (direct_wait), a receive
+    // that did not wait writes it itself (its node is not in the channel).
+    // `ring`: a buffered value, taken from the channel by await_resume.
+    // `taken`: the value has been moved out of the slot.
+    enum class how : unsigned char { status, ring, taken };
+    // Read only for a buffered channel (ring) or a T with a destructor
+    // (taken): a rendezvous of plain values stores nothing.
+    static constexpr bool tracks_how = N > 0 || !std::is_trivially_destructible_v<T>;
+    void note(how h) noexcept {
+        if constexpr (tracks_how) how_ = h;
+    }
     bool fail(errc why) noexcept {
-        how_ = how::slot;
+        note(how::status);
         this->status = why;
         return false;
     }
-    // One place for every outcome but a queued offer's: the first-receiver
-    // node's status, which the channel writes when this receive waited as
-    // the first receiver, and which a receive that did not wait writes
-    // itself (its node is not in the channel).
-    errc outcome() const noexcept { return how_ == how::offer ? this->wait_.status : this->status; }
     // Cancellation or with_timeout while waiting as the first receiver.
     static void on_abort_first(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<recv_operation*>(static_cast<base*>(w));

@@ -129,23 +129,21 @@ public:
             errc st = errc::ok;
             if (ch->offer_send(v, st)) return done(st);  // (2): taken by a receiver, or closed
         }
-        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, &v);  // (3)
-        this->status = parked;
+        detail::direct_wait& w = detail::direct_wait::build(&this->wait_, c, &v, &this->status);  // (3)
         ch->wait_send(w.o);
         c.park(h, &w);
         return true;
     }
     [[gnu::always_inline]] weft::status await_resume() const noexcept {
-        errc st = this->status == parked ? this->wait_.status : this->status;
+        const errc st = this->status;  // every way it waited writes its outcome here
         if (st == errc::ok) return {};
         return ev_->ch_->make_error(st);
     }
 
 private:
-    // Not an error code: the outcome is in the wait state. Otherwise it is
-    // the base's `status`, which the channel also writes when the send
-    // waited as the first sender.
-    static constexpr errc parked = errc{0xff};
+    // The outcome is always the base's `status`: written here when the send
+    // completes at once, by the channel when it waited as the first
+    // sender, by the wait state's hooks when its offer was queued.
     bool done(errc st) noexcept {
         this->status = st;
         return false;

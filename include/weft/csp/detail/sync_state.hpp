@@ -133,9 +133,12 @@ private:
 /// while its task waits in a channel's offer queue: the sync's completion
 /// hooks and the one offer. Built (by build()) only then, so that a send or
 /// receive that completes at once, or waits as a first receiver, writes
-/// none of it.
+/// none of it. Its outcome goes where the awaiter keeps every other one
+/// (`out`), so that the awaiter's resume reads one byte whichever way it
+/// waited.
 struct direct_wait : sync_state {
-    direct_wait(task_control& c, void* value) noexcept : sync_state(&on_abort, &on_complete, &c) {
+    direct_wait(task_control& c, void* value, errc* out) noexcept
+        : sync_state(&on_abort, &on_complete, &c), out_(out) {
         o.owner = this;
         o.value = value;
     }
@@ -144,21 +147,26 @@ struct direct_wait : sync_state {
     /// the task on the result. Out of line: inlined, GCC 12 loads the two
     /// hooks' addresses at the entry of every resume of the coroutine
     /// (five instructions), although few sends or receives wait this way.
-    [[gnu::noinline]] static direct_wait& build(void* storage, task_control& c, void* value) noexcept {
-        return *::new (storage) direct_wait(c, value);
+    [[gnu::noinline]] static direct_wait& build(void* storage, task_control& c, void* value, errc* out) noexcept {
+        return *::new (storage) direct_wait(c, value, out);
     }
     offer o;
 
 private:
     // (4) The partner has already unlinked the offer and moved the value.
-    static void on_complete(sync_state* s) noexcept { s->ctl->wake(); }
+    static void on_complete(sync_state* s) noexcept {
+        auto* self = static_cast<direct_wait*>(s);
+        *self->out_ = self->status;
+        self->ctl->wake();
+    }
     // Cancellation or with_timeout: the task is parked, so the offer is queued.
     static void on_abort(weft::detail::wait_node* w, errc why) noexcept {
         auto* self = static_cast<direct_wait*>(static_cast<sync_state*>(w));
-        self->status = why;
+        *self->out_ = why;
         self->o.withdraw();
         self->ctl->wake();
     }
+    errc* out_;
 };
 
 /// A direct receive that waits on a channel ahead of every queued offer
