@@ -128,10 +128,16 @@ public:
             return true;
         }
         if (!ch_->recv_must_wait()) {
-            errc st = errc::ok;
+            // On a rendezvous the outcome goes straight to its byte: a
+            // local would be spilled around the wake of the sender whose
+            // value this takes. (A buffered channel's refill path is out
+            // of line, and the store first would cost it.)
+            errc local = errc::ok;
+            errc& st = N == 0 ? this->status : local;
+            st = errc::ok;
             if (ch_->offer_recv(this->slot, st)) {  // (2): a waiting sender's value, or closed
                 note(how::status);
-                this->status = st;
+                if constexpr (N > 0) this->status = st;
                 return false;
             }
         }
