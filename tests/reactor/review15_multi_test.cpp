@@ -44,7 +44,7 @@ struct ticking : reactor {
     int n_ = 0;
     timer t{*this, "t", 0ms, period_};
     reaction r{*this, "r", on(t), [this] {
-        note(log_, *this, "t" + std::to_string(++n_));
+        note(log_, *this, std::string("t").append(std::to_string(++n_)));
         if (n_ == stop_at_) request_stop();
     }};
     reaction s{*this, "s", on(shutdown()), [this] { note(log_, *this, "shutdown"); }};
