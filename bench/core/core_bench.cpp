@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench/run core — weft's side: yield_roundtrip, generator_1m, same_fringe
 // and same_fringe_large (weft_runs.cpp, shared with core_paired),
-// timer_churn, spawn_complete. Peers run the same work in core_peers.
+// yield_timer_armed, timer_churn, spawn_complete. Peers run the same work
+// in core_peers (yield_timer_armed: weft only).
 #include <weft/core.hpp>
 
 #include <ctime>
@@ -83,12 +84,38 @@ void spawn_complete(const bench::options& o) {
     });
 }
 
+// --- yield_timer_armed: yield_roundtrip with one timer armed an hour away,
+// as in any program with a periodic task or a pending timeout. weft only:
+// the hosts have no alarm yet (docs/core.md, "Timers and the alarm"), so
+// this is what a timer armed costs each switch; compare with this run's
+// yield_roundtrip line.
+constexpr long armed_yields_per_task = 1'000'000;
+
+weft::task<> armed_yielder(long n, weft::join_handle<void>* then_cancel) {
+    for (long i = 0; i < n; ++i) co_await weft::yield();
+    if (then_cancel) then_cancel->cancel();
+}
+weft::task<> far_sleeper() { (void)co_await weft::sleep_for(std::chrono::hours(1)); }
+
+void yield_timer_armed(const bench::options& o) {
+    bench::measure(suite, "yield_timer_armed", system_name, o.runs(15), 2 * armed_yields_per_task, [&] {
+        weft::executor ex;
+        auto s = ex.spawn(far_sleeper());
+        if (!s) std::abort();
+        auto a = ex.spawn(armed_yielder(armed_yields_per_task, &*s));
+        auto b = ex.spawn(armed_yielder(armed_yields_per_task, nullptr));
+        if (!a || !b) std::abort();
+        ex.run();
+    });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     auto o = bench::parse(argc, argv);
     const bench::core::fringe_trees trees;
     bench::core::measure_runs(o, bench::core::weft_runs(), trees.inputs());
+    if (o.wants("yield_timer_armed")) yield_timer_armed(o);
     if (o.wants("timer_churn")) timer_churn(o);
     if (o.wants("spawn_complete")) spawn_complete(o);
 }

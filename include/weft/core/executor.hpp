@@ -169,12 +169,12 @@ public:
             running_ = true;
             // One-core ports have no second thread to check for.
             if constexpr (!port::single_core) detail::one_running_thread::enter(cfg_.name);
-            const run_outcome o = run_loop();
+            const run_outcome o = run_watched();
             if constexpr (!port::single_core) detail::one_running_thread::leave();
             running_ = false;
             return o;
         }
-        return run_loop();
+        return run_watched();
     }
 
     /// Asks run() to return at its next scheduling point.
@@ -380,7 +380,13 @@ public:
     void notify() noexcept { waker_.notify(); }
 
     /// Timer queue (executor thread only). erase is a no-op if not armed.
-    void arm(detail::timer_node& n) noexcept { timers_.push(n); }
+    void arm(detail::timer_node& n) noexcept {
+        timers_.push(n);
+        // Perhaps a new earliest timer: the loop's next look at the clock
+        // watches it (or fires it, if due already). Not tested here: every
+        // arm site would carry the test, for one look at the clock saved.
+        if constexpr (port::has_alarm) timer_due_ = true;
+    }
     void disarm(detail::timer_node& n) noexcept { timers_.erase(n); }
 
     /// Counts operations an ISR or foreign thread will complete (armed
@@ -406,8 +412,10 @@ public:
     /// the end of time (`time_point::max()`): the clock never wraps to
     /// before its epoch. Executor thread only.
     void advance(duration d) noexcept {
-        if (cfg_.clock == clock_mode::virtual_ && d.count() > 0)
+        if (cfg_.clock == clock_mode::virtual_ && d.count() > 0) {
             virtual_now_ = std::uint64_t(later(std::int64_t(virtual_now_), d.count()));
+            if constexpr (port::has_alarm) timer_due_ = true;  // time moved: the loop looks
+        }
     }
 
     /// Virtual clock: holds time still until the returned hold is released.
@@ -443,6 +451,23 @@ public:
     void task_finished() noexcept { --live_; }
 
 private:
+    // With the port's alarm, run() owns the alarm while it runs (the
+    // innermost of nested runs): the alarm sets timer_due_ when the
+    // earliest timer is due, and the loop looks at the clock only then.
+    [[gnu::always_inline]] run_outcome run_watched() noexcept {
+        if constexpr (port::has_alarm) {
+            volatile bool* outer = port::set_alarm_flag(&timer_due_);
+            timer_due_ = !timers_.empty();  // armed before run(): fire the due ones, watch the next
+            const run_outcome o = run_loop();
+            (void)port::set_alarm_flag(outer);
+            // The executor whose task ran this one looks at its timers
+            // again: the alarm served this one meanwhile.
+            if (outer) *outer = true;
+            return o;
+        }
+        return run_loop();
+    }
+
     // run()'s loop; inlined into it.
     [[gnu::always_inline]] run_outcome run_loop() noexcept {
         for (;;) {
@@ -466,7 +491,14 @@ private:
                     return run_outcome::stopped;
                 }
             }
-            if (!timers_.empty()) fire_timers();
+            if constexpr (port::has_alarm) {
+                if (timer_due_) {
+                    timer_due_ = false;
+                    fire_timers();
+                }
+            } else if (!timers_.empty()) {
+                fire_timers();  // without an alarm only the clock tells
+            }
             if (bitmap_ != 0) {
                 pop_ready().resume();
                 continue;
@@ -527,6 +559,11 @@ private:
             detail::timer_node* n = timers_.pop();
             n->fire(n);
         }
+        // With the alarm: watch the next one. On the virtual clock it is
+        // not due (time moves when idle, or by advance()).
+        if constexpr (port::has_alarm) {
+            if (!timers_.empty() && cfg_.clock == clock_mode::real) (void)port::watch_deadline(timers_.top()->deadline_ns);
+        }
     }
 
     // Nothing is ready: wait for the next timer or an interrupt. Returns
@@ -560,6 +597,7 @@ private:
                 // Time passes only while idle, and only as far as the next timer.
                 std::uint64_t next = timers_.top()->deadline_ns;
                 if (next > virtual_now_) virtual_now_ = next;
+                if constexpr (port::has_alarm) timer_due_ = true;
                 return true;
             }
             if (!outside && armed_ == 0) return false;
@@ -570,8 +608,13 @@ private:
         return true;
     }
 
-    // True when a timer, an interrupt or a stop request needs run().
-    [[gnu::always_inline]] bool needs_loop() const noexcept { return !timers_.empty() || irqs_.maybe_pending(); }
+    // True when a timer, an interrupt or a stop request needs run(). With
+    // the alarm, a timer needs it once due (timer_due_); without it, any
+    // timer armed may be due, and only run()'s look at the clock can tell.
+    [[gnu::always_inline]] bool needs_loop() const noexcept {
+        if constexpr (port::has_alarm) return timer_due_ || irqs_.maybe_pending();
+        return !timers_.empty() || irqs_.maybe_pending();
+    }
 
     // The yield fast path's test: `level` is the highest ready level, some
     // other task waits in it, and !needs_loop(). Hosts fold the three into
@@ -619,6 +662,9 @@ private:
     // board's waker is one byte, next to the flags).
     std::atomic<bool> stop_{false};
     bool in_drain_ = false;  // run() is in irqs_.drain() (wake_from_handler)
+    // With the port's alarm: a timer may be due (set by the alarm, at
+    // once by a watch of a deadline that has passed, and by arm()).
+    volatile bool timer_due_ = false;
     bool running_ = false;   // in run(), when check_misuse
     port::waker waker_;
     irq_node stop_node_{&on_stop_node};

@@ -48,6 +48,20 @@
 //       (microcontrollers): the core then keeps rarely hot paths, such as
 //       the frame allocator's remembered-pool fast path, out of line.
 //
+//   Optional: an alarm (inline constexpr bool has_alarm = true), an
+//   interrupt that tells the executor its next timer is due, so that with
+//   timers armed it does not read the clock before every switch (without
+//   one, has_alarm is false and run() looks at the clock whenever a timer
+//   is armed):
+//     volatile bool* set_alarm_flag(volatile bool* flag) noexcept;
+//         The alarm's handler sets *flag (if not null); returns the flag
+//         it set before. Thread mode.
+//     bool watch_deadline(std::uint64_t deadline_ns) noexcept;
+//         Arms the alarm for deadline_ns, replacing the previous shot; if
+//         it has passed, sets the flag at once and returns true. The flag
+//         may be set early (a shot shorter than the wait): the executor
+//         then looks at its timers, finds none due and watches again.
+//
 //   inline constexpr bool single_core;
 //       True where interrupt handlers are the only other code that runs,
 //       on the same core (bare metal): the hand-off to the executor then
@@ -92,6 +106,11 @@ template <class... A> missing_piece target_name(A&&...) noexcept;
 template <class... A> missing_piece in_handler(A&&...) noexcept;
 inline constexpr missing_piece small_code{};
 inline constexpr missing_piece single_core{};
+// The alarm is optional: without one, has_alarm is false and the rest is
+// declared only, for code under `if constexpr (port::has_alarm)`.
+inline constexpr bool has_alarm = false;
+volatile bool* set_alarm_flag(volatile bool*) noexcept;
+bool watch_deadline(std::uint64_t) noexcept;
 }  // namespace weft::port_missing
 
 namespace weft::port {

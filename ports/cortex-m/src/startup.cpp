@@ -60,16 +60,16 @@ void weft_irq_handler_8() {
     weft::port::cortex_m::clock_high = weft::port::cortex_m::clock_high + 1;
 }
 
-// Alarm: its only job is to end a WFI; wait_until() re-reads the clock.
-// The raw flag, not the masked one: a shot that expires while a wait is
-// ending (interrupts masked) is left pending, and the disarm that follows
-// clears the enable, hence the masked flag, but not the raw one, which
-// would interrupt the next wait the moment it arms.
+// Alarm: the shot has ended; the running executor looks at its timers
+// (platform.hpp, watch_deadline), and a wait for the deadline ends. The raw flag, not the masked
+// one: a shot re-armed while its previous end was pending clears the
+// enable, hence the masked flag, but not the raw one.
 void weft_irq_handler_10() {
     namespace mps2 = weft::port::mps2;
     if (mps2::dualtimer1().ris) {
         mps2::dualtimer1().intclr = 1;
         mps2::dualtimer1().control = 0;
+        if (volatile bool* flag = weft::port::cortex_m::alarm_flag) *flag = true;
     }
     if (mps2::dualtimer2().mis) weft_dualtimer2_handler();
 }

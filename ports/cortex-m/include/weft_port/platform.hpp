@@ -59,6 +59,7 @@ inline std::uint64_t now_ticks() noexcept {
 inline void arm_alarm(std::uint32_t ticks) noexcept {
     auto& t = mps2::dualtimer1();
     t.control = 0;
+    t.intclr = 1;  // a previous shot's end, if not yet handled, is not this one's
     t.load = ticks;  // also loads value
     t.control = mps2::dualtimer_enable | mps2::dualtimer_oneshot | mps2::dualtimer_32bit |
                 mps2::dualtimer_irq_enable;
@@ -91,6 +92,57 @@ inline constexpr bool single_core = true;
 
 /// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
 inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
+
+/// The alarm (port.hpp, optional piece): dual timer 1 sets the running
+/// executor's flag when its earliest timer is due, so that an executor
+/// with timers armed does not read the clock before every switch.
+/// -DWEFT_TIMER_ALARM=0 (for the whole build) leaves it out, about 120
+/// bytes of flash: for a firmware whose tasks rarely switch while a timer
+/// is armed, such as one periodic task (docs/port-cortex-m.md, "The port
+/// interface on the board").
+#ifndef WEFT_TIMER_ALARM
+#define WEFT_TIMER_ALARM 1
+#endif
+inline constexpr bool has_alarm = WEFT_TIMER_ALARM != 0;
+
+namespace cortex_m {
+/// Set by the alarm's handler (startup.cpp); one word, so swapped without
+/// masking.
+inline volatile bool* alarm_flag = nullptr;
+}  // namespace cortex_m
+
+/// Makes the alarm's handler set `*flag` (the executor whose run() is
+/// innermost); returns the flag it set before. Thread mode.
+inline volatile bool* set_alarm_flag(volatile bool* flag) noexcept {
+    volatile bool* before = cortex_m::alarm_flag;
+    cortex_m::alarm_flag = flag;
+    return before;
+}
+
+namespace cortex_m {
+/// Arms a shot toward `deadline_ns`, replacing any earlier one; false,
+/// with nothing armed, if the deadline has passed. One shot is at most
+/// ~4.3 s long, so that the division is 32-bit (no 700-byte
+/// __aeabi_uldivmod): a longer wait takes several.
+[[gnu::always_inline]] inline bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
+    std::uint64_t now = now_ns();
+    if (now >= deadline_ns) return false;
+    std::uint64_t left = deadline_ns - now;
+    std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
+    arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
+    return true;
+}
+}  // namespace cortex_m
+
+/// Arms the alarm for `deadline_ns`, or, if it has passed, sets the flag
+/// at once and returns true. A shot that ends before the deadline (a long
+/// one) sets the flag all the same: the executor, finding nothing due,
+/// watches again.
+[[gnu::noinline]] inline bool watch_deadline(std::uint64_t deadline_ns) noexcept {
+    if (cortex_m::arm_alarm_for(deadline_ns)) return false;
+    if (volatile bool* flag = cortex_m::alarm_flag) *flag = true;
+    return true;
+}
 
 [[noreturn]] inline void fatal(const char* message) noexcept;
 
@@ -171,32 +223,27 @@ public:
     }
 
 private:
-    // Out of line: waiting for a deadline is the rarer path, and the only
-    // one that needs the alarm arithmetic.
+    // Out of line: waiting for a deadline is the rarer path. With the
+    // alarm, the shot it arms stays armed after a notify ends the wait: it
+    // is the executor's watch of the same deadline (its earliest timer).
     [[gnu::noinline]] void wait_for(std::uint64_t deadline_ns) noexcept {
         cortex_m::check_not_in_critical_section();
         for (;;) {
             cortex_m::disable_interrupts();
-            if (pending_ || !arm_alarm_for(deadline_ns)) break;
+            if (pending_) break;
+            if constexpr (has_alarm) {
+                if (watch_deadline(deadline_ns)) break;
+            } else if (!cortex_m::arm_alarm_for(deadline_ns)) {
+                break;
+            }
             cortex_m::wait_for_interrupt();
             cortex_m::enable_interrupts();  // the waking handler runs here
         }
         pending_ = false;
-        cortex_m::disarm_alarm();
+        // Without the alarm nobody watches the shot: it would only end a
+        // later wait for nothing.
+        if constexpr (!has_alarm) cortex_m::disarm_alarm();
         cortex_m::enable_interrupts();
-    }
-
-    // Inlined into wait_for(), the one out-of-line path that needs the
-    // clock arithmetic's registers. False if the deadline has passed.
-    [[gnu::always_inline]] static bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
-        std::uint64_t now = now_ns();
-        if (now >= deadline_ns) return false;
-        // At most ~4.3 s per shot (the caller's loop re-arms), so that the
-        // division is 32-bit: no 700-byte __aeabi_uldivmod.
-        std::uint64_t left = deadline_ns - now;
-        std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
-        cortex_m::arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
-        return true;
     }
 
     // volatile: written by handlers, read by the sleeping loop; a single
