@@ -369,6 +369,7 @@ public:
     /// while a task waits in place: only the executor's thread schedules,
     /// and it is the one waiting.)
     [[gnu::always_inline]] bool still_idle() const noexcept {
+        if constexpr (port::has_alarm) return !irqs_.maybe_pending() && !timer_due_;  // the flag says "due"
         return !irqs_.maybe_pending() && (timers_.empty() || port::now_ns() < timers_.next_deadline());
     }
     /// True while a timer is armed: after idle_now(), a wait in place then
@@ -547,7 +548,14 @@ private:
     }
 
     [[gnu::noinline]] bool wait_in_place_until_timer() noexcept {
-        waker_.wait_until(timers_.next_deadline());
+        if constexpr (port::has_alarm) {
+            // The alarm is armed for the earliest timer (run() watched it
+            // when it last changed), or timer_due_ is set: only the flag
+            // to wait for, no deadline.
+            waker_.wait([this] { return timer_due_; });
+        } else {
+            waker_.wait_until(timers_.next_deadline());
+        }
         return still_idle();
     }
 
@@ -603,8 +611,15 @@ private:
             if (!outside && armed_ == 0) return false;
         }
         // One call site for both clocks: the port inlines the wait for a
-        // notify alone, and the run loop should hold one copy of it.
-        waker_.wait_until(timers_.next_deadline());
+        // notify alone, and the run loop should hold one copy of it. With
+        // the alarm that wait also ends when timer_due_ is set, and needs
+        // no deadline: the alarm is armed for the earliest timer (the loop
+        // watched it when it last changed), and its end sets the flag.
+        if constexpr (port::has_alarm) {
+            waker_.wait([this] { return timer_due_; });
+        } else {
+            waker_.wait_until(timers_.next_deadline());
+        }
         return true;
     }
 

@@ -96,7 +96,7 @@ inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns
 /// The alarm (port.hpp, optional piece): dual timer 1 sets the running
 /// executor's flag when its earliest timer is due, so that an executor
 /// with timers armed does not read the clock before every switch.
-/// -DWEFT_TIMER_ALARM=0 (for the whole build) leaves it out, about 120
+/// -DWEFT_TIMER_ALARM=0 (for the whole build) leaves it out, about 60
 /// bytes of flash: for a firmware whose tasks rarely switch while a timer
 /// is armed, such as one periodic task (docs/port-cortex-m.md, "The port
 /// interface on the board").
