@@ -33,6 +33,12 @@ struct yielders {
             co_await yield();
         }
     }
+    // Spawns the two; false if a frame was missing.
+    bool spawn_on(executor& ex) {
+        auto a = ex.spawn(run());
+        auto b = ex.spawn(run());
+        return a && b;
+    }
 };
 
 // Sleeps `d` at priority 1, notes how late it woke, and stops the yielders.
@@ -43,34 +49,38 @@ task<> sleeper(duration d, std::uint64_t* late, yielders* y) {
     if (y) y->stop = true;
 }
 
+// One sleeper of `d` while two tasks yield, on a fresh executor.
+struct sleep_while_yielding {
+    bool spawned = false;
+    run_outcome outcome = run_outcome::stalled;
+    std::uint64_t late = ~std::uint64_t{0};
+    yielders y;
+    explicit sleep_while_yielding(duration d) {
+        executor ex;
+        auto s = ex.spawn(sleeper(d, &late, &y), 1);
+        spawned = s && y.spawn_on(ex);
+        if (spawned) outcome = ex.run();
+    }
+};
+
 }  // namespace
 
 WEFT_TARGET_TEST(alarm, a_timer_fires_on_time_while_tasks_yield) {
-    executor ex;
-    yielders y;
-    std::uint64_t late = ~std::uint64_t{0};
-    auto s = ex.spawn(sleeper(1ms, &late, &y), 1);
-    auto a = ex.spawn(y.run());
-    auto b = ex.spawn(y.run());
-    WEFT_REQUIRE(s && a && b);
-    WEFT_CHECK(ex.run() == run_outcome::completed);
-    WEFT_CHECK(late < on_time_ns);
-    WEFT_CHECK(y.switches > 100);  // they ran meanwhile
+    sleep_while_yielding r{1ms};
+    WEFT_REQUIRE(r.spawned);
+    WEFT_CHECK(r.outcome == run_outcome::completed);
+    WEFT_CHECK(r.late < on_time_ns);
+    WEFT_CHECK(r.y.switches > 100);  // they ran meanwhile
 }
 
 // A deadline that has passed by the time the loop watches it (1 ns) is
 // flagged at once instead of waiting for an alarm.
 WEFT_TARGET_TEST(alarm, a_deadline_passed_before_it_is_watched_fires_at_once) {
-    executor ex;
-    yielders y;
-    std::uint64_t late = ~std::uint64_t{0};
-    auto s = ex.spawn(sleeper(1ns, &late, &y), 1);
-    auto a = ex.spawn(y.run());
-    auto b = ex.spawn(y.run());
-    WEFT_REQUIRE(s && a && b);
-    WEFT_CHECK(ex.run() == run_outcome::completed);
-    WEFT_CHECK(late < on_time_ns);
-    WEFT_CHECK(y.switches < 100);
+    sleep_while_yielding r{1ns};
+    WEFT_REQUIRE(r.spawned);
+    WEFT_CHECK(r.outcome == run_outcome::completed);
+    WEFT_CHECK(r.late < on_time_ns);
+    WEFT_CHECK(r.y.switches < 100);
 }
 
 // The alarm was armed for a timer that is cancelled: its shot ends with
@@ -88,9 +98,7 @@ WEFT_TARGET_TEST(alarm, a_cancelled_earliest_timer_leaves_the_next_on_time) {
         v->cancel();
     };
     auto c = ex.spawn(canceller(victim), 1);
-    auto a = ex.spawn(y.run());
-    auto b = ex.spawn(y.run());
-    WEFT_REQUIRE(c && a && b);
+    WEFT_REQUIRE(c && y.spawn_on(ex));
     WEFT_CHECK(ex.run() == run_outcome::completed);
     WEFT_CHECK(late < on_time_ns);
 }
@@ -119,9 +127,7 @@ WEFT_TARGET_TEST(alarm, nested_executors_hand_the_alarm_back) {
         executor inner;
         yielders iy;
         auto is = inner.spawn(sleeper(2ms, late, &iy), 1);
-        auto ia = inner.spawn(iy.run());
-        auto ib = inner.spawn(iy.run());
-        if (is && ia && ib) (void)inner.run();
+        if (is && iy.spawn_on(inner)) (void)inner.run();
         *end = port::now_ns();
         co_return;
     };

@@ -548,14 +548,7 @@ private:
     }
 
     [[gnu::noinline]] bool wait_in_place_until_timer() noexcept {
-        if constexpr (port::has_alarm) {
-            // The alarm is armed for the earliest timer (run() watched it
-            // when it last changed), or timer_due_ is set: only the flag
-            // to wait for, no deadline.
-            waker_.wait([this] { return timer_due_; });
-        } else {
-            waker_.wait_until(timers_.next_deadline());
-        }
+        sleep_in_port();
         return still_idle();
     }
 
@@ -611,16 +604,21 @@ private:
             if (!outside && armed_ == 0) return false;
         }
         // One call site for both clocks: the port inlines the wait for a
-        // notify alone, and the run loop should hold one copy of it. With
-        // the alarm that wait also ends when timer_due_ is set, and needs
-        // no deadline: the alarm is armed for the earliest timer (the loop
-        // watched it when it last changed), and its end sets the flag.
+        // notify alone, and the run loop should hold one copy of it.
+        sleep_in_port();
+        return true;
+    }
+
+    // Sleeps in the port until a notify or the next timer. With the alarm
+    // that is a wait for the notify or timer_due_, with no deadline: the
+    // alarm is armed for the earliest timer (the loop watched it when it
+    // last changed), and its end sets the flag.
+    [[gnu::always_inline]] void sleep_in_port() noexcept {
         if constexpr (port::has_alarm) {
             waker_.wait([this] { return timer_due_; });
         } else {
             waker_.wait_until(timers_.next_deadline());
         }
-        return true;
     }
 
     // True when a timer, an interrupt or a stop request needs run(). With

@@ -109,17 +109,7 @@ namespace cortex_m {
 /// Set by the alarm's handler (startup.cpp); one word, so swapped without
 /// masking.
 inline volatile bool* alarm_flag = nullptr;
-}  // namespace cortex_m
 
-/// Makes the alarm's handler set `*flag` (the executor whose run() is
-/// innermost); returns the flag it set before. Thread mode.
-inline volatile bool* set_alarm_flag(volatile bool* flag) noexcept {
-    volatile bool* before = cortex_m::alarm_flag;
-    cortex_m::alarm_flag = flag;
-    return before;
-}
-
-namespace cortex_m {
 /// Arms a shot toward `deadline_ns`, replacing any earlier one; false,
 /// with nothing armed, if the deadline has passed. One shot is at most
 /// ~4.3 s long, so that the division is 32-bit (no 700-byte
@@ -133,6 +123,14 @@ namespace cortex_m {
     return true;
 }
 }  // namespace cortex_m
+
+/// Makes the alarm's handler set `*flag` (the executor whose run() is
+/// innermost); returns the flag it set before. Thread mode.
+inline volatile bool* set_alarm_flag(volatile bool* flag) noexcept {
+    volatile bool* before = cortex_m::alarm_flag;
+    cortex_m::alarm_flag = flag;
+    return before;
+}
 
 /// Arms the alarm for `deadline_ns`, or, if it has passed, sets the flag
 /// at once and returns true. A shot that ends before the deadline (a long
