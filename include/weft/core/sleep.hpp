@@ -61,7 +61,7 @@ public:
 
 private:
     static void on_fire(detail::timer_node* n) noexcept {
-        auto* self = static_cast<sleep_operation*>(n);
+        auto* self = &static_cast<sleep_operation&>(*n);  // a reference: no null test
         self->ctl_->wake();
     }
     static void on_abort(detail::wait_node* w, errc why) noexcept {

@@ -49,7 +49,7 @@ public:
         if (!r) return nullptr;
         root_ = merge_pairs(r->child);
         if (root_) root_->prev = root_;
-        r->child = r->sibling = r->prev = nullptr;
+        r->prev = nullptr;  // disarmed (a root has no sibling; push() clears child)
         return r;
     }
 
@@ -63,7 +63,6 @@ public:
         if (n.sibling) n.sibling->prev = n.prev;
         n.sibling = n.prev = nullptr;
         timer_node* sub = merge_pairs(n.child);
-        n.child = nullptr;
         if (sub) { root_ = meld(root_, sub); root_->prev = root_; }
     }
 
@@ -91,7 +90,7 @@ private:
             timer_node* b = a->sibling;
             if (!b) { a->sibling = paired; a->prev = nullptr; paired = a; break; }
             first = b->sibling;
-            a->sibling = b->sibling = a->prev = b->prev = nullptr;
+            a->prev = b->prev = nullptr;  // meld() links the loser, not the winner
             timer_node* m = meld(a, b);
             m->sibling = paired;
             paired = m;
@@ -100,9 +99,7 @@ private:
         paired = paired->sibling;
         result->sibling = nullptr;
         while (paired) {
-            timer_node* next = paired->sibling;
-            paired->sibling = nullptr;
-            paired->prev = nullptr;
+            timer_node* next = paired->sibling;  // meld() rewrites it; prev is clear
             result = meld(result, paired);
             paired = next;
         }

@@ -91,7 +91,8 @@ inline constexpr bool small_code = true;
 inline constexpr bool single_core = true;
 
 /// Monotonic nanoseconds since reset (40 ns resolution). Interrupt-safe.
-inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
+/// Out of line with the multiplication: each reader of the clock is a call.
+[[gnu::noinline]] inline std::uint64_t now_ns() noexcept { return cortex_m::now_ticks() * mps2::ns_per_tick; }
 
 /// The alarm (port.hpp, optional piece): dual timer 1 sets the running
 /// executor's flag when its earliest timer is due, so that an executor
@@ -117,9 +118,9 @@ inline volatile bool* alarm_flag = nullptr;
 [[gnu::always_inline]] inline bool arm_alarm_for(std::uint64_t deadline_ns) noexcept {
     std::uint64_t now = now_ns();
     if (now >= deadline_ns) return false;
-    std::uint64_t left = deadline_ns - now;
-    std::uint32_t ns = left > 0xFFFFFF00u ? 0xFFFFFF00u : std::uint32_t(left);
-    arm_alarm((ns + mps2::ns_per_tick - 1) / mps2::ns_per_tick);
+    std::uint64_t left = deadline_ns - now;  // at least 1
+    std::uint32_t ns = (left >> 32) != 0 ? 0xFFFFFFFFu : std::uint32_t(left);
+    arm_alarm((ns - 1) / mps2::ns_per_tick + 1);  // whole ticks, rounded up
     return true;
 }
 }  // namespace cortex_m
@@ -142,7 +143,16 @@ inline volatile bool* set_alarm_flag(volatile bool* flag) noexcept {
     return true;
 }
 
-[[noreturn]] inline void fatal(const char* message) noexcept;
+/// Prints `message` and stops the program with exit status 2. Out of
+/// line: every check that can stop the program is then a load and a call,
+/// and the fault handler shares the body.
+[[noreturn, gnu::noinline, gnu::cold]] inline void fatal(const char* message) noexcept {
+    // SYS_WRITE0 takes the NUL-terminated string as is: no length loop,
+    // which GCC would turn into a call to newlib's 220-byte strlen.
+    cortex_m::semihost(0x04u /* SYS_WRITE0 */, message);
+    cortex_m::semihost(0x04u /* SYS_WRITE0 */, "\n");
+    cortex_m::exit(2);
+}
 
 namespace cortex_m {
 // Debug builds: waiting inside a critical_section is a programming error
@@ -282,15 +292,6 @@ inline void console_write(const char* text, std::size_t length) noexcept {
     }
     const std::uint32_t block[3] = {handle - 1, reinterpret_cast<std::uint32_t>(text), std::uint32_t(length)};
     cortex_m::semihost(0x05u /* SYS_WRITE */, block);
-}
-
-/// Prints `message` and stops the program with exit status 2.
-[[noreturn]] inline void fatal(const char* message) noexcept {
-    // SYS_WRITE0 takes the NUL-terminated string as is: no length loop,
-    // which GCC would turn into a call to newlib's 220-byte strlen.
-    cortex_m::semihost(0x04u /* SYS_WRITE0 */, message);
-    cortex_m::semihost(0x04u /* SYS_WRITE0 */, "\n");
-    cortex_m::exit(2);
 }
 
 /// True in an exception handler (IPSR holds its number; 0 in thread mode).
