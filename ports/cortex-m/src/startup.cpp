@@ -61,15 +61,16 @@ void weft_irq_handler_8() {
 }
 
 // Alarm: the shot has ended; the running executor looks at its timers
-// (platform.hpp, watch_deadline), and a wait for the deadline ends. The raw flag, not the masked
-// one: a shot re-armed while its previous end was pending clears the
-// enable, hence the masked flag, but not the raw one.
+// (platform.hpp, watch_deadline), and a wait for the deadline ends. The
+// raw flag, not the masked one: a shot re-armed while its previous end
+// was pending clears the enable, hence the masked flag, but not the raw
+// one.
 void weft_irq_handler_10() {
     namespace mps2 = weft::port::mps2;
     if (mps2::dualtimer1().ris) {
         mps2::dualtimer1().intclr = 1;
         mps2::dualtimer1().control = 0;
-        if (volatile bool* flag = weft::port::cortex_m::alarm_flag) *flag = true;
+        weft::port::cortex_m::signal_alarm();
     }
     if (mps2::dualtimer2().mis) weft_dualtimer2_handler();
 }

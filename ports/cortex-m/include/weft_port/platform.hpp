@@ -111,6 +111,13 @@ namespace cortex_m {
 /// masking.
 inline volatile bool* alarm_flag = nullptr;
 
+/// Tells the running executor (if any) that a timer may be due: the
+/// alarm's handler at the end of a shot, watch_deadline() for a deadline
+/// already passed.
+[[gnu::always_inline]] inline void signal_alarm() noexcept {
+    if (volatile bool* flag = alarm_flag) *flag = true;
+}
+
 /// Arms a shot toward `deadline_ns`, replacing any earlier one; false,
 /// with nothing armed, if the deadline has passed. One shot is at most
 /// ~4.3 s long, so that the division is 32-bit (no 700-byte
@@ -139,7 +146,7 @@ inline volatile bool* set_alarm_flag(volatile bool* flag) noexcept {
 /// watches again.
 [[gnu::noinline]] inline bool watch_deadline(std::uint64_t deadline_ns) noexcept {
     if (cortex_m::arm_alarm_for(deadline_ns)) return false;
-    if (volatile bool* flag = cortex_m::alarm_flag) *flag = true;
+    cortex_m::signal_alarm();
     return true;
 }
 
