@@ -18,16 +18,24 @@
 
 namespace bench_target {
 
+// The compiler is part of the system: firmware Clang compiled
+// (preset cortex-m4-clang) reports "weft_clang", "bare_coroutine_clang", ...
+#if defined(__clang__)
+inline constexpr const char* compiler_suffix = "_clang";
+#else
+inline constexpr const char* compiler_suffix = "";
+#endif
+
 /// Prints one line; `hundredths` are instructions x 100. `extra` is
 /// appended inside the object (e.g. ",\"chain\":32"), or "".
 inline void print(const char* suite, const char* workload, std::int64_t median, std::int64_t lo, std::int64_t hi,
                   int runs, std::uint32_t ops, const char* extra = "", const char* system = "weft") noexcept {
     char line[288];
     int len = std::snprintf(line, sizeof line,
-                            "{\"suite\":\"%s\",\"workload\":\"%s\",\"system\":\"%s\",\"target\":\"%s\","
+                            "{\"suite\":\"%s\",\"workload\":\"%s\",\"system\":\"%s%s\",\"target\":\"%s\","
                             "\"unit\":\"instr/op\",\"median\":%u.%02u,\"p10\":%u.%02u,\"p90\":%u.%02u,"
                             "\"runs\":%d,\"ops_per_run\":%u%s}\n",
-                            suite, workload, system, weft::port::target_name(), unsigned(median / 100),
+                            suite, workload, system, compiler_suffix, weft::port::target_name(), unsigned(median / 100),
                             unsigned(median % 100), unsigned(lo / 100), unsigned(lo % 100), unsigned(hi / 100),
                             unsigned(hi % 100), runs, unsigned(ops), extra);
     weft::port::console_write(line, std::size_t(len));

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-# cmake -DSOURCE=<weft> -DWORK=dir -DPROJECT=<this>/board_project -DBOARD=... -P board_project.cmake
+# cmake -DSOURCE=<weft> -DWORK=dir -DPROJECT=<this>/board_project -DBOARD=... [-DTOOLCHAIN=file] -P board_project.cmake
 # Configures, builds and tests a board product that adds weft with
 # add_subdirectory: weft_target_executable must work from the product's own
 # folder, give NAME.elf, and leave weft's own tests out of the product.
+# TOOLCHAIN: the calling build's own (GCC's, or Clang's for cortex-m4-clang).
+if(NOT TOOLCHAIN)
+    set(TOOLCHAIN ${SOURCE}/cmake/arm-none-eabi.cmake)
+endif()
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${PROJECT} -B ${WORK} -G Ninja -DWEFT_SOURCE=${SOURCE}
-                        -DCMAKE_TOOLCHAIN_FILE=${SOURCE}/cmake/arm-none-eabi.cmake
+                        -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}
                         -DWEFT_BOARD=${BOARD} -DCMAKE_BUILD_TYPE=MinSizeRel
                 COMMAND_ERROR_IS_FATAL ANY OUTPUT_QUIET)
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK} COMMAND_ERROR_IS_FATAL ANY)

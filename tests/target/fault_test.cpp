@@ -19,9 +19,12 @@ namespace {
 volatile std::uint32_t sink;
 
 // 64 frames of more than 256 bytes: twice the 8 KiB stack (WEFT_STACK_BYTES).
+// Each frame's buffer escapes (into an asm that may keep its address), so
+// no compiler may turn the recursion into a loop (Clang does otherwise).
 [[gnu::noinline]] std::uint32_t deep(std::uint32_t n) {
     volatile std::uint32_t buf[64];
     buf[0] = n;
+    __asm volatile("" : : "r"(buf) : "memory");
     sink = buf[0];
     return n == 0 ? 0 : deep(n - 1) + buf[0];
 }

@@ -137,7 +137,7 @@ struct deadlines : reactor {
     deadlines(basic_environment& e, recorder& rec) : reactor(e, "dl"), rec_(rec) {}
     recorder& rec_;
     timer t{*this, "t", 0ms, 1ms};
-    reaction work{*this, "work", on(t), [this] { spin_for(200'000); }};  // 200 µs of real work
+    reaction work{*this, "work", on(t), [] { spin_for(200'000); }};  // 200 µs of real work
     reaction tight{*this, "tight", on(t), [this] { rec_.add(*this, 1); },
                    deadline(100us, [this] { rec_.add(*this, -1); })};
     reaction loose{*this, "loose", on(t), [this] { rec_.add(*this, 2); },

@@ -115,7 +115,7 @@ __attribute__((noreturn, used)) void weft_reset_handler() {
     for (std::uint32_t* dst = weft_bss_start; dst < weft_bss_end;) *dst++ = 0;
 #if defined(__ARM_FP)
     // Full access to CP10/CP11 before any floating-point instruction.
-    weft::port::mps2::scb_cpacr() |= (0xFu << 20);
+    weft::port::mps2::scb_cpacr() = weft::port::mps2::scb_cpacr() | (0xFu << 20);
     __asm volatile("dsb\n\tisb" ::: "memory");
 #endif
     weft::port::cortex_m::guard_stack();
